@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AttributionConfig(AppConfig):
+    name = "attribution"
+    verbose_name = "Attribution"

@@ -1,0 +1,267 @@
+"""Field rules of decision D4: order ids, amounts, currencies, booleans, timestamps, hosts, click ids.
+
+Pure functions with no database. Each parser returns the clean value or raises `FieldError`
+with a sentence a brand's developer can act on.
+"""
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import iso4217
+from django.conf import settings
+from publicsuffixlist import PublicSuffixList
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import BaseParser
+
+MAX_ORDER_ID_LENGTH = 255
+# Amounts up to a trillion with up to six decimals; larger is a template bug, not an order.
+MAX_AMOUNT_INTEGER_DIGITS = 12
+MAX_AMOUNT_DECIMAL_PLACES = 6
+
+# Click ids are minted by the service: "clk_" and 32 lowercase hex digits. Nothing in them
+# needs escaping in a URL or a cookie, so a value that differs was altered on the way.
+CLICK_ID_PATTERN = re.compile(r"clk_[0-9a-f]{32}")
+_PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
+
+
+class FieldError(ValueError):
+    """A field value that breaks its rule; the message says how to fix it."""
+
+
+class BodyTooLarge(ParseError):
+    status_code = 413
+    default_detail = "Request body is larger than 64 KiB."
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _reject_duplicate_keys(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"duplicate key {key!r}")
+        obj[key] = value
+    return obj
+
+
+def loads_strict(raw: bytes):
+    """Parse a JSON document: UTF-8 only, no NaN/Infinity, no duplicate keys, floats as Decimal."""
+    text = raw.decode("utf-8")  # UnicodeDecodeError is a ValueError
+    return json.loads(
+        text,
+        parse_float=Decimal,
+        parse_constant=_reject_constant,
+        object_pairs_hook=_reject_duplicate_keys,
+    )
+
+
+class StrictJSONParser(BaseParser):
+    """JSON bodies sent as application/json or text/plain (navigator.sendBeacon, decision D10)."""
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        cap = settings.API_BODY_MAX_BYTES
+        raw = stream.read(cap + 1) if stream is not None else b""
+        request = (parser_context or {}).get("request")
+        if request is not None:
+            request.raw_body = raw[:cap]  # the outcome log keeps a redacted preview of bodies that fail
+        if len(raw) > cap:
+            raise BodyTooLarge()
+        if not raw.strip():
+            raise ParseError("Request body is empty; send a JSON object.")
+        try:
+            return loads_strict(raw)
+        except (ValueError, RecursionError) as exc:
+            raise ParseError(f"Request body is not valid JSON ({_short(exc)}).") from None
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def parse_order_id(value) -> str:
+    """A string (trimmed, 1-255 characters) or an integer, stored as its decimal string."""
+    if isinstance(value, bool) or value is None:
+        raise FieldError("must be a string or an integer")
+    if isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, Decimal):
+        if value != value.to_integral_value() or not value.is_finite():
+            raise FieldError("must be a string or an integer, not a number with a fraction")
+        text = str(int(value))
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        raise FieldError("must be a string or an integer, not an object or a list")
+    if not text:
+        raise FieldError("must not be empty")
+    if len(text) > MAX_ORDER_ID_LENGTH:
+        raise FieldError(f"must be at most {MAX_ORDER_ID_LENGTH} characters")
+    return text
+
+
+def parse_amount(value, *, allow_zero: bool) -> Decimal:
+    """A JSON number or a string holding only a plain decimal number; never a float."""
+    if isinstance(value, bool) or value is None:
+        raise FieldError("must be a number")
+    if isinstance(value, int):
+        amount = Decimal(value)
+    elif isinstance(value, Decimal):
+        amount = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if not _PLAIN_DECIMAL.fullmatch(text):
+            raise FieldError(
+                "must be a plain number such as 59.90, without currency symbols, "
+                "thousands separators or template placeholders"
+            )
+        amount = Decimal(text)
+    else:
+        raise FieldError("must be a number")
+    if not amount.is_finite():
+        raise FieldError("must be a finite number")
+    _, digits, exponent = amount.normalize().as_tuple()
+    decimals = max(-exponent, 0)
+    integer_digits = len(digits) + exponent if exponent >= 0 else max(len(digits) - decimals, 0)
+    if decimals > MAX_AMOUNT_DECIMAL_PLACES or integer_digits > MAX_AMOUNT_INTEGER_DIGITS:
+        raise FieldError("is out of range")
+    if amount < 0 or (amount == 0 and not allow_zero):
+        raise FieldError("must be greater than 0" if not allow_zero else "must not be negative")
+    return amount
+
+
+@lru_cache(maxsize=512)
+def _currency_exponent(code: str) -> int | None:
+    try:
+        return iso4217.Currency(code).exponent
+    except ValueError:
+        return None
+
+
+def parse_currency(value) -> str:
+    """An active ISO 4217 currency with minor units, case-insensitive, returned upper-case."""
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError("must be a three-letter ISO 4217 code such as USD")
+    code = value.strip().upper()
+    if len(code) != 3 or _currency_exponent(code) is None:
+        raise FieldError(f"{code[:12]!r} is not an ISO 4217 currency code")
+    return code
+
+
+def currency_exponent(code: str) -> int:
+    """Minor units of a currency already accepted by `parse_currency` (JPY 0, USD 2, KWD 3)."""
+    exponent = _currency_exponent(code)
+    if exponent is None:
+        raise FieldError(f"{code!r} is not an ISO 4217 currency code")
+    return exponent
+
+
+def parse_bool(value, *, default: bool = False) -> bool:
+    """JSON booleans, and the strings "true"/"false" some snippets send."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise FieldError("must be true or false")
+
+
+def parse_timestamp(value) -> datetime:
+    """ISO 8601 (UTC when no offset) or Unix epoch seconds/milliseconds, as number or numeric string."""
+    if isinstance(value, bool) or value is None:
+        raise FieldError("must be an ISO 8601 timestamp or Unix epoch seconds")
+    number = None
+    if isinstance(value, int | Decimal):
+        number = Decimal(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if _PLAIN_DECIMAL.fullmatch(text):
+            number = Decimal(text)
+        else:
+            try:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+            except ValueError:
+                raise FieldError("must be an ISO 8601 timestamp or Unix epoch seconds") from None
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    else:
+        raise FieldError("must be an ISO 8601 timestamp or Unix epoch seconds")
+    if not number.is_finite():
+        raise FieldError("must be a finite number")
+    # Epoch milliseconds are 13 digits today; seconds stay below 1e11 until the year 5138.
+    seconds = number / 1000 if abs(number) >= Decimal("1e11") else number
+    try:
+        return datetime.fromtimestamp(float(seconds), tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        raise FieldError("is out of range") from None
+
+
+def parse_optional_text(value, *, max_length: int = 255) -> str | None:
+    """clickId and code: null, absent or empty after trimming mean not given."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        else:
+            raise FieldError("must be a string")
+    text = value.strip()
+    if not text:
+        return None
+    if len(text) > max_length:
+        raise FieldError(f"must be at most {max_length} characters")
+    return text
+
+
+def is_click_id(value: str) -> bool:
+    return CLICK_ID_PATTERN.fullmatch(value) is not None
+
+
+def normalize_host(value: str) -> str | None:
+    """Lower-case host of a URL or bare domain, without port, trailing dot or leading www., in punycode."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    if "//" not in text:
+        text = "//" + text
+    try:
+        host = urlsplit(text).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    host = host.rstrip(".").lower()
+    if host.startswith("www."):
+        host = host[4:]
+    try:
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    if not host or len(host) > 253:
+        return None
+    return host
+
+
+_psl = PublicSuffixList()
+
+
+@lru_cache(maxsize=4096)
+def registrable_domain(host: str) -> str:
+    """The registrable domain of a host (Public Suffix List); the host itself when it has none."""
+    return _psl.privatesuffix(host) or host
+
+
+def hash_email(value: str) -> str:
+    """SHA-256 of the trimmed, lower-cased address (decision D12); the raw address is never kept."""
+    return hashlib.sha256(value.strip().lower().encode("utf-8")).hexdigest()

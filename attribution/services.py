@@ -1,0 +1,599 @@
+"""The decisions: what an order confirmation, a cancellation or an update does (decisions D3-D8).
+
+Services take parsed input, own their transactions, and return a `Result`; expected business
+results are return values, never exceptions. The shared view records and answers them.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models.functions import Lower
+
+from brands.models import DiscountCode, KnownShopper
+from brands.resolution import BrandInfo, Resolution, resolve_host
+
+from . import parsing
+from .models import Attribution, Click, Commission, Order
+from .outcomes import Outcome, Result
+
+logger = logging.getLogger(__name__)
+
+
+def commission_amount(order_amount: Decimal, rate_percent: Decimal, currency: str) -> Decimal:
+    """Order amount × rate, rounded half-up to the currency's ISO 4217 minor units (decision D8)."""
+    quantum = Decimal(1).scaleb(-parsing.currency_exponent(currency))
+    return (order_amount * rate_percent / Decimal(100)).quantize(quantum, rounding=ROUND_HALF_UP)
+
+
+# --- order confirmation -------------------------------------------------------------------------
+
+
+@dataclass
+class _Confirmation:
+    """The order confirmation fields after the D4 rules."""
+
+    order_id: str
+    amount: Decimal
+    currency: str
+    is_test: bool
+    is_returning_customer: bool
+    click_id: str | None
+    code: str | None
+    email_hash: str | None
+    return_window_closes_at: datetime | None
+    warnings: list = field(default_factory=list)
+
+
+@dataclass
+class _Decision:
+    outcome: Outcome
+    attribution: str = Attribution.NONE
+    click: Click | None = None
+    discount_code: DiscountCode | None = None
+    creator_id: int | None = None
+    detail: str = ""
+
+
+def _display_order_id(value) -> str:
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value).strip()[:255]
+    return ""
+
+
+def confirm_order(*, payload, received_at: datetime) -> Result:
+    """Judge one order confirmation event in the decision order of D3 and store what it decides."""
+    if not isinstance(payload, dict):
+        return Result(
+            Outcome.INVALID_PARAMS, "The request body must be a JSON object with the order's fields."
+        )
+
+    host_source = payload.get("domain") or payload.get("page_url")
+    resolution = resolve_host(host_source) if isinstance(host_source, str) else Resolution(host=None)
+    brand = resolution.brand
+    test_flag = payload.get("test")
+    result = Result(
+        Outcome.INVALID_PARAMS,
+        "",
+        brand_id=brand.id if brand else None,
+        order_id=_display_order_id(payload.get("orderId")),
+        is_test=test_flag is True or (isinstance(test_flag, str) and test_flag.strip().lower() == "true"),
+    )
+
+    fields = _parse_confirmation(payload, result)
+    if fields is None:
+        return result
+    result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
+
+    if brand is None:
+        shown = resolution.host or "the request"
+        return _set(
+            result,
+            Outcome.UNRESOLVED_DOMAIN,
+            f"No registered brand matches {shown}. Fix: page_url or domain must match your registered domain.",
+        )
+
+    decision = _decide(brand=brand, resolution=resolution, fields=fields, received_at=received_at)
+    if decision.outcome == Outcome.CLICK_NOT_FOUND:
+        # Step 7 comes before step 10: a repeat of a stored order is a duplicate whatever its click.
+        if Order.objects.filter(brand_id=brand.id, order_id=fields.order_id, is_test=fields.is_test).exists():
+            return _duplicate(result, fields.order_id)
+        return _set(
+            result,
+            Outcome.CLICK_NOT_FOUND,
+            "clickId matches no click. Fix: send the sms_click_id cookie value exactly as stored.",
+        )
+    return _store(
+        result=result,
+        brand=brand,
+        resolution=resolution,
+        fields=fields,
+        decision=decision,
+        received_at=received_at,
+    )
+
+
+def _set(result: Result, outcome: Outcome, text: str) -> Result:
+    result.outcome, result.text = outcome, text
+    return result
+
+
+def _duplicate(result: Result, order_id: str) -> Result:
+    return _set(
+        result,
+        Outcome.DUPLICATE_ORDER,
+        f"Order {order_id} was already received; this repeat was ignored. Fix: send each order once.",
+    )
+
+
+# Step 4 of D3 and the optional fields whose wrong type would change the decision: invalid_params.
+_OTHER_FIELDS = (
+    ("currency", parsing.parse_currency),
+    ("test", parsing.parse_bool),
+    ("is_returning_customer", parsing.parse_bool),
+    ("code", lambda value: parsing.parse_optional_text(value, max_length=100)),
+    ("customer_email", lambda value: parsing.parse_optional_text(value, max_length=320)),
+)
+
+
+def _parse_confirmation(payload: dict, result: Result) -> _Confirmation | None:
+    """Steps 2-5 of D3. On a bad field, fill `result` with its outcome and return None."""
+    try:
+        order_id = parsing.parse_order_id(payload.get("orderId"))
+    except parsing.FieldError as exc:
+        what = "is missing" if payload.get("orderId") is None else exc
+        _set(
+            result,
+            Outcome.INVALID_ORDER_ID,
+            f"orderId {what}. Fix: send your order's id as a string or an integer.",
+        )
+        return None
+    result.order_id = order_id
+
+    try:
+        amount = parsing.parse_amount(payload.get("orderAmount"), allow_zero=False)
+    except parsing.FieldError as exc:
+        what = "is missing" if payload.get("orderAmount") is None else exc
+        _set(
+            result,
+            Outcome.INVALID_ORDER_AMOUNT,
+            f"orderAmount {what}. Fix: send a number greater than 0 without symbols or markup, such as 59.90.",
+        )
+        return None
+
+    parsed = {}
+    for name, parse in _OTHER_FIELDS:
+        try:
+            parsed[name] = parse(payload.get(name))
+        except parsing.FieldError as exc:
+            what = "is missing" if payload.get(name) is None else exc
+            _set(result, Outcome.INVALID_PARAMS, f"{name} {what}.")
+            return None
+    is_test = parsed["test"]
+    result.is_test = is_test
+
+    try:
+        click_id = parsing.parse_optional_text(payload.get("clickId"), max_length=255)
+    except parsing.FieldError:
+        click_id = "<unreadable>"
+    if click_id is not None and not parsing.is_click_id(click_id):
+        _set(
+            result,
+            Outcome.MALFORMED_CLICK_ID,
+            "clickId could not be read. Fix: send the sms_click_id cookie value exactly as stored "
+            "(no quotes, no URL encoding, no cookie name).",
+        )
+        return None
+
+    warnings = []
+    closes_at = None
+    if payload.get("returnWindowClosesAt") not in (None, ""):
+        try:
+            closes_at = parsing.parse_timestamp(payload["returnWindowClosesAt"])
+        except parsing.FieldError as exc:
+            warnings.append(
+                f"returnWindowClosesAt {exc}; the order was kept without it. "
+                "Send ISO 8601 such as 2026-12-24T00:00:00Z or Unix epoch seconds."
+            )
+
+    return _Confirmation(
+        order_id=order_id,
+        amount=amount,
+        currency=parsed["currency"],
+        is_test=is_test,
+        is_returning_customer=parsed["is_returning_customer"],
+        click_id=click_id,
+        code=parsed["code"],
+        email_hash=parsing.hash_email(parsed["customer_email"]) if parsed["customer_email"] else None,
+        return_window_closes_at=closes_at,
+        warnings=warnings,
+    )
+
+
+def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, received_at) -> _Decision:
+    """Steps 8-13 of D3: reads only; the order is stored afterwards."""
+    if resolution.is_unregistered_property:
+        return _Decision(Outcome.UNREGISTERED_PROPERTY, detail=resolution.host or "")
+    if brand.storefront_handles_orders:
+        return _Decision(Outcome.SHOPIFY_HANDOFF)
+
+    fallback = None
+    if fields.click_id:
+        click = Click.objects.select_related("creator").filter(click_id=fields.click_id).first()
+        if click is None:
+            return _Decision(Outcome.CLICK_NOT_FOUND)
+        if click.brand_id != brand.id:
+            fallback = _Decision(Outcome.CROSS_BRAND_CLICK)
+        elif click.property_id != resolution.property_id:
+            fallback = _Decision(Outcome.PROPERTY_MISMATCH)
+        elif received_at - click.clicked_at > timedelta(days=brand.attribution_window_days):
+            fallback = _Decision(Outcome.EXPIRED_CLICK)
+        elif not click.creator.is_active:
+            return _Decision(Outcome.BANNED_USER, attribution=Attribution.CLICK, click=click)
+        else:
+            return _Decision(Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id)
+
+    if fields.code:
+        code = (
+            DiscountCode.objects.select_related("creator")
+            .annotate(code_lower=Lower("code"))
+            .filter(brand_id=brand.id, code_lower=fields.code.lower())
+            .first()
+        )
+        if code is not None and not code.is_blacklisted and code.creator.is_active:
+            return _Decision(
+                Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id
+            )
+        if fallback is None:
+            if code is None:
+                return _Decision(Outcome.UNREGISTERED_CODE, detail=fields.code)
+            if code.is_blacklisted:
+                return _Decision(Outcome.BLACKLISTED_CODE, discount_code=code)
+            return _Decision(Outcome.BANNED_USER, Attribution.CODE, discount_code=code)
+
+    if fields.email_hash and (fallback is not None or not fields.code):
+        shopper = (
+            KnownShopper.objects.select_related("creator")
+            .filter(brand_id=brand.id, email_hash=fields.email_hash, creator__is_active=True)
+            .first()
+        )
+        if shopper is not None:
+            return _Decision(Outcome.TRACKED, Attribution.SHOPPER, creator_id=shopper.creator_id)
+
+    return fallback or _Decision(Outcome.NO_ATTRIBUTION)
+
+
+_MESSAGES = {
+    Outcome.TRACKED: "Order attributed; a commission was created.",
+    Outcome.NO_ATTRIBUTION: "Order recorded; it matched no click, discount code or known shopper.",
+    Outcome.SHOPIFY_HANDOFF: "Order recorded and handed off to your storefront-platform integration.",
+    Outcome.BLACKLISTED_CODE: "Order recorded; its discount code is excluded from tracking.",
+    Outcome.EXPIRED_CLICK: "Order recorded; the click is older than the attribution window, so no commission.",
+    Outcome.CROSS_BRAND_CLICK: "Order recorded; the click belongs to another brand, so no commission.",
+    Outcome.PROPERTY_MISMATCH: "Order recorded; the click was made on another of your properties, so no commission.",
+    Outcome.BANNED_USER: "Order recorded; the attributed account is inactive, so no commission was created.",
+}
+
+
+def _message(decision: _Decision) -> str:
+    if decision.outcome == Outcome.UNREGISTERED_PROPERTY:
+        return (
+            f"Order recorded but not attributed: {decision.detail} is not a registered property. "
+            "Fix: ask your account manager to register it, or send page_url from a registered property."
+        )
+    if decision.outcome == Outcome.UNREGISTERED_CODE:
+        return (
+            f"Order recorded, but discount code {decision.detail!r} is not registered to a creator. "
+            "Fix: register the code to the matching creator's account."
+        )
+    return _MESSAGES[decision.outcome]
+
+
+def _store(*, result, brand, resolution, fields, decision, received_at) -> Result:
+    """Store the order (and its commission when tracked) in one transaction.
+
+    The unique constraint on (brand, order id, test) decides duplicates, so two racing requests
+    for one order give one stored order and one duplicate_order.
+    """
+    rate = brand.rate_for(is_returning_customer=fields.is_returning_customer)
+    try:
+        with transaction.atomic():
+            order = Order.objects.create(
+                brand_id=brand.id,
+                order_id=fields.order_id,
+                is_test=fields.is_test,
+                amount=fields.amount,
+                currency=fields.currency,
+                is_returning_customer=fields.is_returning_customer,
+                return_window_closes_at=fields.return_window_closes_at,
+                property_id=resolution.property_id,
+                page_host=resolution.host or "",
+                outcome=decision.outcome,
+                attribution=decision.attribution,
+                click=decision.click,
+                discount_code=decision.discount_code,
+                code_sent=fields.code or "",
+                creator_id=decision.creator_id,
+                received_at=received_at,
+            )
+            if decision.outcome == Outcome.TRACKED:
+                Commission.objects.create(
+                    brand_id=brand.id,
+                    order=order,
+                    creator_id=decision.creator_id,
+                    is_test=fields.is_test,
+                    order_amount=fields.amount,
+                    currency=fields.currency,
+                    rate_percent=rate,
+                    amount=commission_amount(fields.amount, rate, fields.currency),
+                    created_at=received_at,
+                    updated_at=received_at,
+                )
+    except IntegrityError:
+        if Order.objects.filter(brand_id=brand.id, order_id=fields.order_id, is_test=fields.is_test).exists():
+            return _duplicate(result, fields.order_id)
+        logger.exception("order insert violated a constraint", extra={"brand_id": brand.id})
+        return _insert_failed(result)
+    except DatabaseError:
+        logger.exception("order insert failed", extra={"brand_id": brand.id})
+        return _insert_failed(result)
+    return _set(result, decision.outcome, _message(decision))
+
+
+def _insert_failed(result: Result) -> Result:
+    return _set(
+        result,
+        Outcome.INSERT_FAILED,
+        "Event received; saving it failed on our side and it is kept for processing. Nothing to change.",
+    )
+
+
+# --- cancel and update (authenticated by developer key) ----------------------------------------
+
+
+@dataclass
+class _Change:
+    """Fields of a cancel or update event after the D4 rules."""
+
+    order_id: str
+    is_test: bool
+    new_order_amount: Decimal | None = None
+    currency: str | None = None
+
+
+def _brand_of_key(*, key, payload: dict, result: Result) -> int | None:
+    """The key's brand (D6), if active and the optional `domain` is one of its properties."""
+    if not key.brand.is_active:
+        _set(
+            result,
+            Outcome.UNRESOLVED_DOMAIN,
+            "The brand of this developer key is inactive. Fix: contact your account manager.",
+        )
+        return None
+    domain = payload.get("domain")
+    if domain not in (None, ""):
+        resolution = resolve_host(domain) if isinstance(domain, str) else Resolution(host=None)
+        if resolution.property_id is None or resolution.brand.id != key.brand_id:
+            shown = resolution.host or "domain"
+            _set(
+                result,
+                Outcome.UNRESOLVED_DOMAIN,
+                f"{shown} is not a registered property of your brand. "
+                "Fix: send one of your registered domains, or leave domain out.",
+            )
+            return None
+    return key.brand_id
+
+
+def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Change | None:
+    if not isinstance(payload, dict):
+        _set(result, Outcome.INVALID_PARAMS, "The request body must be a JSON object.")
+        return None
+    missing = [name for name in required if payload.get(name) is None]
+    if missing:
+        _set(
+            result,
+            Outcome.INVALID_PARAMS,
+            f"Missing required field(s): {', '.join(missing)}. Fix: send {', '.join(required)}.",
+        )
+        return None
+    try:
+        order_id = parsing.parse_order_id(payload["order_id"])
+    except parsing.FieldError as exc:
+        _set(result, Outcome.INVALID_PARAMS, f"order_id {exc}. Fix: send the orderId of the original order.")
+        return None
+    result.order_id = order_id
+    change = _Change(order_id=order_id, is_test=False)
+    if "new_order_amount" in required:
+        try:
+            change.new_order_amount = parsing.parse_amount(payload["new_order_amount"], allow_zero=True)
+        except parsing.FieldError as exc:
+            _set(
+                result,
+                Outcome.INVALID_ORDER_AMOUNT,
+                f"new_order_amount {exc}. Fix: send the order's new total as a plain number such as 49.90.",
+            )
+            return None
+        try:
+            change.currency = parsing.parse_currency(payload["currency"])
+        except parsing.FieldError as exc:
+            _set(result, Outcome.INVALID_PARAMS, f"currency {exc}.")
+            return None
+    try:
+        change.is_test = parsing.parse_bool(payload.get("test"))
+    except parsing.FieldError as exc:
+        _set(result, Outcome.INVALID_PARAMS, f"test {exc}.")
+        return None
+    result.is_test = change.is_test
+    return change
+
+
+def _locked_commission(*, brand_id: int, change: _Change) -> Commission | None:
+    """The commission of a brand's order, row-locked until the transaction ends."""
+    return (
+        Commission.objects.select_for_update(of=("self",))
+        .filter(brand_id=brand_id, is_test=change.is_test, order__order_id=change.order_id)
+        .first()
+    )
+
+
+def _not_found(result: Result, change: _Change) -> Result:
+    namespace = "test" if change.is_test else "live"
+    return _set(
+        result,
+        Outcome.ORDER_NOT_FOUND,
+        f"No commission for {namespace} order {change.order_id} (usually the order was not attributed).",
+    )
+
+
+def move_commission(commission: Commission, state: Commission.State, *, at: datetime) -> None:
+    """The one way a commission changes state: checks D7's moves; the caller holds the row lock."""
+    if not commission.can_move_to(state):
+        raise ValueError(f"commission {commission.pk}: {commission.state} -> {state} is not allowed")
+    commission.state = state
+    commission.updated_at = at
+    stamp = {
+        Commission.State.CANCELLED: "cancelled_at",
+        Commission.State.LOCKED: "locked_at",
+        Commission.State.PAID: "paid_at",
+    }[state]
+    setattr(commission, stamp, at)
+    commission.save(update_fields=["state", "updated_at", stamp])
+
+
+def cancel_commission(*, key, payload, received_at: datetime) -> Result:
+    """Cancel the commission of an order (section 4.2); a second cancel is already_cancelled."""
+    result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
+    change = _parse_change(payload, result, required=("order_id",))
+    if change is None:
+        return result
+    brand_id = _brand_of_key(key=key, payload=payload, result=result)
+    if brand_id is None:
+        return result
+    try:
+        with transaction.atomic():
+            commission = _locked_commission(brand_id=brand_id, change=change)
+            if commission is None:
+                return _not_found(result, change)
+            if commission.state == Commission.State.CANCELLED:
+                return _set(
+                    result,
+                    Outcome.ALREADY_CANCELLED,
+                    f"The commission of order {change.order_id} was already cancelled.",
+                )
+            move_commission(commission, Commission.State.CANCELLED, at=received_at)
+    except DatabaseError:
+        logger.exception("cancel failed", extra={"brand_id": brand_id})
+        return _insert_failed(result)
+    return _set(result, Outcome.TRACKED, f"The commission of order {change.order_id} was cancelled.")
+
+
+def update_commission(*, key, payload, received_at: datetime, request_id: str = "") -> Result:
+    """Set a commission's order amount (section 4.3), keeping the old and new amounts in its history."""
+    result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
+    change = _parse_change(payload, result, required=("order_id", "new_order_amount", "currency"))
+    if change is None:
+        return result
+    brand_id = _brand_of_key(key=key, payload=payload, result=result)
+    if brand_id is None:
+        return result
+    try:
+        with transaction.atomic():
+            commission = _locked_commission(brand_id=brand_id, change=change)
+            if commission is None:
+                return _not_found(result, change)
+            if commission.state == Commission.State.CANCELLED:
+                return _set(
+                    result,
+                    Outcome.ALREADY_CANCELLED,
+                    f"The commission of order {change.order_id} is cancelled; its amount was not changed.",
+                )
+            if change.currency != commission.currency:
+                return _set(
+                    result,
+                    Outcome.INVALID_PARAMS,
+                    f"currency {change.currency} differs from the order's {commission.currency}. "
+                    "Fix: send the new total in the order's currency.",
+                )
+            new_amount = commission_amount(
+                change.new_order_amount, commission.rate_percent, commission.currency
+            )
+            commission.amount_changes.create(
+                brand_id=brand_id,
+                old_order_amount=commission.order_amount,
+                new_order_amount=change.new_order_amount,
+                old_amount=commission.amount,
+                new_amount=new_amount,
+                changed_at=received_at,
+                request_id=request_id,
+            )
+            commission.order_amount, commission.amount = change.new_order_amount, new_amount
+            commission.updated_at = received_at
+            commission.save(update_fields=["order_amount", "amount", "updated_at"])
+    except DatabaseError:
+        logger.exception("update failed", extra={"brand_id": brand_id})
+        return _insert_failed(result)
+    return _set(
+        result,
+        Outcome.TRACKED,
+        f"The commission of order {change.order_id} now follows the new total {change.new_order_amount}.",
+    )
+
+
+def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> dict | None:
+    """The read API's view of a brand's own order (decision D14); None for another brand's or unknown."""
+    order = (
+        Order.objects.select_related("commission")
+        .filter(brand_id=brand_id, order_id=order_id, is_test=is_test)
+        .first()
+    )
+    if order is None:
+        return None
+    commission = getattr(order, "commission", None)
+    body = {
+        "order": {
+            "order_id": order.order_id,
+            "amount": _plain(order.amount),
+            "currency": order.currency,
+            "is_test": order.is_test,
+            "outcome": order.outcome,
+            "received_at": order.received_at.isoformat(),
+        },
+        "commission": None,
+    }
+    if commission is not None:
+        body["commission"] = {
+            "state": commission.state,
+            "amount": _money(commission.amount, commission.currency),
+            "currency": commission.currency,
+            "rate_percent": str(commission.rate_percent),
+            "order_amount": _plain(commission.order_amount),
+            "created_at": commission.created_at.isoformat(),
+            "cancelled_at": commission.cancelled_at.isoformat() if commission.cancelled_at else None,
+            "locked_at": commission.locked_at.isoformat() if commission.locked_at else None,
+            "paid_at": commission.paid_at.isoformat() if commission.paid_at else None,
+            "history": [
+                {
+                    "changed_at": c.changed_at.isoformat(),
+                    "old_order_amount": _plain(c.old_order_amount),
+                    "new_order_amount": _plain(c.new_order_amount),
+                    "old_amount": _money(c.old_amount, commission.currency),
+                    "new_amount": _money(c.new_amount, commission.currency),
+                    "request_id": c.request_id,
+                }
+                for c in commission.amount_changes.all()
+            ],
+        }
+    return body
+
+
+def _plain(value: Decimal) -> str:
+    """A stored amount without the storage's trailing zeros: 59.900000 -> "59.9", 100 -> "100"."""
+    return format(value.normalize(), "f")
+
+
+def _money(value: Decimal, currency: str) -> str:
+    """A commission amount in the currency's minor units: "5.99" USD, "599" JPY."""
+    return str(value.quantize(Decimal(1).scaleb(-parsing.currency_exponent(currency))))

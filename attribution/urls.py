@@ -1,0 +1,14 @@
+"""The interface's paths, with or without a trailing slash and never redirected (decision D11)."""
+
+from django.urls import re_path
+
+from . import views
+
+app_name = "api"
+
+urlpatterns = [
+    re_path(r"^order_confirmation/?$", views.OrderConfirmationView.as_view(), name="order_confirmation"),
+    re_path(r"^Affiliates/cancel/?$", views.CancelView.as_view(), name="cancel"),
+    re_path(r"^Affiliates/update/?$", views.UpdateView.as_view(), name="update"),
+    re_path(r"^Affiliates/orders/(?P<order_id>[^/]+)/?$", views.OrderReadView.as_view(), name="order"),
+]

@@ -1,0 +1,270 @@
+"""One small view per endpoint on a shared base that answers in the D1 envelope and records the
+outcome of every request in one place (`finalize_response` sees every answer, errors included).
+"""
+
+import logging
+
+from django.db import DatabaseError
+from django.http import JsonResponse, QueryDict
+from django.utils import timezone
+from rest_framework import exceptions
+from rest_framework.request import Empty
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from brands.auth import DeveloperKeyAuthentication
+from health.models import Endpoint
+from health.recording import EventRecord, record, redact_body
+
+from . import services
+from .outcomes import Outcome, Result
+from .parsing import BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
+
+logger = logging.getLogger(__name__)
+
+
+def envelope(*, success: bool, outcome: str, text: str, status: int, **extra) -> dict:
+    body = {"success": success, "outcome": outcome, "message" if success else "error": text}
+    body.update(extra)
+    return body
+
+
+def _framework_answer(exc) -> tuple[Outcome | str, str, int]:
+    """Outcome code, sentence and status for an exception raised by the framework, not a service."""
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        text = (
+            str(exc.detail)
+            if isinstance(exc, exceptions.AuthenticationFailed)
+            else ("Authorization header missing. Fix: send 'Authorization: Bearer <developer key>'.")
+        )
+        return Outcome.UNAUTHORIZED, text, 401
+    if isinstance(exc, exceptions.Throttled):
+        return Outcome.RATE_LIMITED, f"Too many requests. Retry after {exc.wait or 1:.0f} seconds.", 429
+    if isinstance(exc, BodyTooLarge):
+        return Outcome.INVALID_PARAMS, "The request body is larger than 64 KiB.", 413
+    if isinstance(exc, exceptions.ParseError):
+        return Outcome.INVALID_PARAMS, f"{exc.detail} Fix: send a JSON object.", 400
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return Outcome.INVALID_PARAMS, "Send the body as application/json.", 415
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return "method_not_allowed", str(exc.detail), 405
+    if isinstance(exc, exceptions.NotFound):
+        return "not_found", str(exc.detail), 404
+    return Outcome.HANDLER_ERROR, "", 500
+
+
+class EventView(APIView):
+    """Base of the three event endpoints: parse, call one service, answer, record."""
+
+    endpoint: str = ""
+    parser_classes = [StrictJSONParser]
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    def post(self, request, *args, **kwargs):
+        request.event_received_at = timezone.now()
+        result = self.handle(request, request.data, request.event_received_at)
+        return self.answer(result)
+
+    def handle(self, request, payload, received_at) -> Result:
+        raise NotImplementedError
+
+    def answer(self, result: Result, headers=None) -> Response:
+        response = Response(result.body(), status=result.http_status, headers=headers)
+        response.event_result = result
+        return response
+
+    def handle_exception(self, exc):
+        outcome, text, status = _framework_answer(exc)
+        if outcome == Outcome.HANDLER_ERROR:
+            logger.exception("handler error", extra={"request_id": getattr(self.request, "request_id", "")})
+            result = Result(
+                Outcome.HANDLER_ERROR,
+                "Event received; a processing error occurred on our side and it is kept for processing. "
+                "Nothing to change.",
+            )
+            return self.answer(result)
+        if status == 405:
+            return Response(envelope(success=False, outcome=outcome, text=text, status=status), status=405)
+        headers = {}
+        if isinstance(exc, exceptions.Throttled) and exc.wait:
+            headers["Retry-After"] = f"{int(exc.wait) + 1}"
+        if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+            headers["WWW-Authenticate"] = self.get_authenticate_header(self.request) or "Bearer"
+        result = Result(outcome, text, status=status)
+        failed_key = getattr(self.request, "failed_key", None)
+        if failed_key is not None:
+            result.brand_id = failed_key.brand_id
+        return self.answer(result, headers=headers)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        result = getattr(response, "event_result", None)
+        if result is not None and request.method == "POST":
+            self._record(request, result)
+        return response
+
+    def _record(self, request, result: Result) -> None:
+        request._request.event_endpoint = self.endpoint
+        request._request.event_brand_id = result.brand_id
+        request._request.event_outcome = str(result.outcome)
+        if request._full_data is Empty:
+            try:  # a request refused before its body was read (401, 429) is logged with its body too
+                _ = request.data
+            except Exception:  # noqa: BLE001  (the answer is already decided; the log keeps the raw preview)
+                pass
+        # After a parse error DRF leaves an empty QueryDict: log the raw preview instead.
+        data = request._full_data
+        data = data if isinstance(data, dict | list) and not isinstance(data, QueryDict) else None
+        key = request.auth if request._authenticator else None
+        if result.brand_id is None and key is not None:
+            result.brand_id = key.brand_id
+        if not result.order_id and isinstance(data, dict):
+            result.order_id = _order_id_for_log(data)
+        event = EventRecord(
+            endpoint=self.endpoint,
+            outcome=str(result.outcome),
+            http_status=result.http_status,
+            received_at=getattr(request, "event_received_at", None) or timezone.now(),
+            request_id=getattr(request._request, "request_id", ""),
+            brand_id=result.brand_id,
+            order_id=result.order_id,
+            is_test=result.is_test,
+            key_prefix=key.prefix
+            if key is not None
+            else getattr(getattr(request, "failed_key", None), "prefix", ""),
+            request_body=redact_body(data, getattr(request, "raw_body", None)),
+            response_body=result.body(),
+            warnings=result.warnings,
+        )
+        try:
+            record(event)
+        except DatabaseError:
+            logger.exception("outcome log write failed", extra={"request_id": event.request_id})
+
+
+def _order_id_for_log(data: dict) -> str:
+    for name in ("orderId", "order_id"):
+        try:
+            return parse_order_id(data.get(name))
+        except FieldError:
+            continue
+    return ""
+
+
+class OrderConfirmationView(EventView):
+    """POST /api/order_confirmation: no authentication; the brand comes from page_url or domain."""
+
+    endpoint = Endpoint.ORDER_CONFIRMATION
+
+    def handle(self, request, payload, received_at):
+        return services.confirm_order(payload=payload, received_at=received_at)
+
+
+class _KeyedEventView(EventView):
+    authentication_classes = [DeveloperKeyAuthentication]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.auth is None:
+            raise exceptions.NotAuthenticated()
+
+
+class CancelView(_KeyedEventView):
+    """POST /api/Affiliates/cancel."""
+
+    endpoint = Endpoint.CANCEL
+
+    def handle(self, request, payload, received_at):
+        return services.cancel_commission(key=request.auth, payload=payload, received_at=received_at)
+
+
+class UpdateView(_KeyedEventView):
+    """POST /api/Affiliates/update."""
+
+    endpoint = Endpoint.UPDATE
+
+    def handle(self, request, payload, received_at):
+        return services.update_commission(
+            key=request.auth,
+            payload=payload,
+            received_at=received_at,
+            request_id=getattr(request._request, "request_id", ""),
+        )
+
+
+class OrderReadView(APIView):
+    """GET /api/Affiliates/orders/<order_id>: a brand reconciles its own order (D14). Records nothing."""
+
+    authentication_classes = [DeveloperKeyAuthentication]
+    permission_classes: list = []
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.auth is None:
+            raise exceptions.NotAuthenticated()
+
+    def get(self, request, order_id):
+        try:
+            is_test = parse_bool(request.query_params.get("test"))
+        except FieldError:
+            return Response(
+                envelope(
+                    success=False,
+                    outcome=Outcome.INVALID_PARAMS,
+                    status=400,
+                    text="test must be true or false.",
+                ),
+                status=400,
+            )
+        key = request.auth
+        if not key.brand.is_active:
+            return Response(
+                envelope(
+                    success=False,
+                    outcome=Outcome.UNRESOLVED_DOMAIN,
+                    status=400,
+                    text="The brand of this developer key is inactive.",
+                ),
+                status=400,
+            )
+        found = services.order_for_reconciliation(
+            brand_id=key.brand_id, order_id=order_id.strip(), is_test=is_test
+        )
+        if found is None:
+            return Response(
+                envelope(
+                    success=False,
+                    outcome=Outcome.ORDER_NOT_FOUND,
+                    status=404,
+                    text=f"Your brand has no {'test' if is_test else 'live'} order {order_id}.",
+                ),
+                status=404,
+            )
+        return Response({"success": True, "outcome": "found", **found})
+
+
+def api_exception_handler(exc, context):
+    """Framework errors of views outside EventView still answer in the D1 envelope."""
+    outcome, text, status = _framework_answer(exc)
+    if status == 500:
+        logger.exception("api error", exc_info=exc)
+        text = "Processing error on the service side."
+    headers = {}
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+    if status == 429 and getattr(exc, "wait", None):
+        headers["Retry-After"] = f"{int(exc.wait) + 1}"
+    return Response(
+        envelope(success=False, outcome=str(outcome), text=text, status=status),
+        status=status,
+        headers=headers,
+    )
+
+
+def api_not_found(request, *args, **kwargs):
+    """Unknown paths under /api/ answer JSON too (D1)."""
+    return JsonResponse(
+        envelope(success=False, outcome="not_found", status=404, text=f"No endpoint at {request.path}."),
+        status=404,
+    )

@@ -1,0 +1,48 @@
+"""DRF authentication for developer keys (decision D9). Glue only: hashing lives in the key model."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from .models import DeveloperKey
+
+# Writing last_used_at on every call would cost a query per request; a minute's precision is enough.
+LAST_USED_PRECISION = timedelta(minutes=1)
+
+
+class DeveloperKeyAuthentication(authentication.BaseAuthentication):
+    """`Authorization: Bearer <key>`, scheme case-insensitive. `request.auth` is the DeveloperKey."""
+
+    keyword = "bearer"
+
+    def authenticate(self, request):
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if not header:
+            return None
+        scheme, _, key = header.strip().partition(" ")
+        key = key.strip()
+        if scheme.lower() != self.keyword or not key or " " in key:
+            raise exceptions.AuthenticationFailed("Authorization must be 'Bearer <developer key>'.")
+        try:
+            dev_key = DeveloperKey.objects.get_from_key(key)
+        except DeveloperKey.DoesNotExist:
+            self._remember_failed(request, key)
+            raise exceptions.AuthenticationFailed("The developer key is unknown or revoked.") from None
+        if dev_key.has_expired:
+            self._remember_failed(request, key)
+            raise exceptions.AuthenticationFailed("The developer key has expired.")
+        now = timezone.now()
+        if dev_key.last_used_at is None or now - dev_key.last_used_at > LAST_USED_PRECISION:
+            DeveloperKey.objects.filter(pk=dev_key.pk).update(last_used_at=now)
+        return (None, dev_key)
+
+    @staticmethod
+    def _remember_failed(request, key: str) -> None:
+        """A revoked or mistyped key whose prefix is known: log the refusal in its brand's health view."""
+        prefix = key.partition(".")[0]
+        if 0 < len(prefix) <= 8:
+            request.failed_key = DeveloperKey.objects.filter(prefix=prefix).only("prefix", "brand_id").first()
+
+    def authenticate_header(self, request):
+        return 'Bearer realm="api"'

@@ -1,0 +1,260 @@
+"""Brands and what account managers register for them: properties, developer keys, creators,
+discount codes, known shoppers and the users who may read a brand's health pages.
+
+Every table that holds a brand's data carries `brand` and its uniqueness rules include it, so the
+data can later be partitioned or sharded by brand.
+"""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+
+from attribution.parsing import normalize_host, registrable_domain
+
+_percent = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
+
+
+class Brand(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    is_active = models.BooleanField(
+        default=True, help_text="Inactive brands' events resolve to no brand (unresolved_domain)."
+    )
+    attribution_window_days = models.PositiveIntegerField(
+        default=30,
+        validators=[MinValueValidator(1)],
+        help_text="A click counts for orders received this many days after it (decision D13).",
+    )
+    commission_rate_percent = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("10"),
+        validators=_percent,
+        help_text="Commission as a percentage of the order amount.",
+    )
+    returning_commission_rate_percent = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=_percent,
+        help_text="Rate for orders flagged is_returning_customer; empty means the normal rate.",
+    )
+    storefront_handles_orders = models.BooleanField(
+        default=False,
+        help_text="The brand's storefront-platform integration records its orders "
+        "(events answer shopify_handoff).",
+    )
+    lock_period_days = models.PositiveIntegerField(
+        default=30,
+        help_text="When an order carries no returnWindowClosesAt, its commission locks this many days after it.",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                name="brand_rate_is_a_percentage",
+                condition=models.Q(commission_rate_percent__gte=0, commission_rate_percent__lte=100),
+            ),
+            models.CheckConstraint(
+                name="brand_returning_rate_is_a_percentage",
+                condition=models.Q(returning_commission_rate_percent__isnull=True)
+                | models.Q(
+                    returning_commission_rate_percent__gte=0, returning_commission_rate_percent__lte=100
+                ),
+            ),
+            models.CheckConstraint(
+                name="brand_attribution_window_positive", condition=models.Q(attribution_window_days__gte=1)
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def rate_for(self, *, is_returning_customer: bool) -> Decimal:
+        if is_returning_customer and self.returning_commission_rate_percent is not None:
+            return self.returning_commission_rate_percent
+        return self.commission_rate_percent
+
+
+class Property(models.Model):
+    """A host (storefront domain) registered to a brand."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="properties")
+    host = models.CharField(
+        max_length=253,
+        unique=True,
+        help_text="Host name such as shop.example.com; lower-cased, without www., port or path.",
+    )
+    registrable_domain = models.CharField(max_length=253, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name_plural = "properties"
+        ordering = ["host"]
+        indexes = [
+            # Resolution of a host that is not a property: which brand owns its registrable domain.
+            models.Index(fields=["registrable_domain"], name="property_registrable_idx"),
+        ]
+
+    def __str__(self):
+        return self.host
+
+    def clean(self):
+        host = normalize_host(self.host or "")
+        if not host or "." not in host:
+            raise ValidationError({"host": "Enter a host name such as shop.example.com."})
+        self.host = host
+
+    def save(self, *args, **kwargs):
+        self.host = normalize_host(self.host) or self.host
+        self.registrable_domain = registrable_domain(self.host)
+        super().save(*args, **kwargs)
+
+
+class DeveloperKeyManager(BaseAPIKeyManager):
+    def get_usable_keys(self):
+        return super().get_usable_keys().select_related("brand")
+
+
+class DeveloperKey(AbstractAPIKey):
+    """A brand's Bearer key for cancel, update and the read API (decision D9).
+
+    Only a SHA-512 hash is stored (keys are long random strings, so a fast hash is safe and keeps
+    every API call cheap); the 8-character prefix before the dot finds the row.
+    """
+
+    objects = DeveloperKeyManager()
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="developer_keys")
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "developer key"
+        verbose_name_plural = "developer keys"
+        indexes = [
+            # The admin's per-brand key list.
+            models.Index(fields=["brand", "-created"], name="devkey_brand_created_idx"),
+        ]
+
+    def revoke(self):
+        """Revoke for good; the library refuses to un-revoke."""
+        self.revoked = True
+        self.revoked_at = timezone.now()
+        self.save(update_fields=["revoked", "revoked_at"])
+
+
+class Creator(models.Model):
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="creators")
+    name = models.CharField(max_length=200)
+    is_active = models.BooleanField(
+        default=True, help_text="Inactive creators earn nothing; their orders answer banned_user."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "name"], name="creator_unique_name_per_brand"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class DiscountCode(models.Model):
+    """A discount code of a brand: registered to a creator, or blacklisted (excluded from tracking)."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="discount_codes")
+    code = models.CharField(max_length=100, help_text="Matched trimmed and case-insensitively.")
+    creator = models.ForeignKey(
+        Creator, on_delete=models.CASCADE, null=True, blank=True, related_name="discount_codes"
+    )
+    is_blacklisted = models.BooleanField(
+        default=False, help_text="Orders with this code are never attributed (blacklisted_code)."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["code"]
+        constraints = [
+            # Also the index behind the order endpoint's code lookup: LOWER(code) within a brand.
+            models.UniqueConstraint(Lower("code"), "brand", name="code_unique_ci_per_brand"),
+            models.CheckConstraint(
+                name="code_has_creator_or_is_blacklisted",
+                condition=models.Q(creator__isnull=False) | models.Q(is_blacklisted=True),
+            ),
+        ]
+
+    def __str__(self):
+        return self.code
+
+    def clean(self):
+        self.code = (self.code or "").strip()
+        if not self.code:
+            raise ValidationError({"code": "Enter a code."})
+        if self.creator_id is None and not self.is_blacklisted:
+            raise ValidationError("Register the code to a creator, or mark it blacklisted.")
+        if self.creator_id is not None and self.creator.brand_id != self.brand_id:
+            raise ValidationError({"creator": "The creator belongs to another brand."})
+
+    def save(self, *args, **kwargs):
+        self.code = (self.code or "").strip()
+        super().save(*args, **kwargs)
+
+
+class KnownShopper(models.Model):
+    """A shopper registered to a creator at a brand, known only by the hash of their email (D12)."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="known_shoppers")
+    email_hash = models.CharField(max_length=64, help_text="SHA-256 of the trimmed, lower-cased address.")
+    creator = models.ForeignKey(Creator, on_delete=models.CASCADE, related_name="known_shoppers")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            # Also the index behind the order endpoint's shopper lookup.
+            models.UniqueConstraint(fields=["brand", "email_hash"], name="shopper_unique_per_brand"),
+        ]
+
+    def __str__(self):
+        return f"{self.email_hash[:12]}… → {self.creator}"
+
+    def clean(self):
+        if self.creator_id and self.brand_id and self.creator.brand_id != self.brand_id:
+            raise ValidationError({"creator": "The creator belongs to another brand."})
+
+
+class BrandMembership(models.Model):
+    """A user who may read a brand's health pages. Staff (account managers) see every brand."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="brand_memberships"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["brand", "user"], name="membership_unique_user_per_brand"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} @ {self.brand}"
+
+
+def brands_visible_to(user):
+    """The brands whose health pages `user` may read: all for staff, their memberships otherwise."""
+    if not user.is_authenticated or not user.is_active:
+        return Brand.objects.none()
+    if user.is_staff:
+        return Brand.objects.all()
+    return Brand.objects.filter(memberships__user=user)

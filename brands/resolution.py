@@ -1,0 +1,103 @@
+"""Which brand and property an event belongs to (decision D6), cached per registrable domain.
+
+Each cache entry holds every property under one registrable domain, so any host under it resolves
+from one cache read. Saving or deleting a Property or Brand deletes the entries it touches
+(brands/signals.py); with the default per-process cache, other processes see an edit after
+BRAND_RESOLUTION_CACHE_SECONDS, with REDIS_URL at once.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.cache import cache
+
+from attribution.parsing import normalize_host, registrable_domain
+
+from .models import Brand, Property
+
+
+@dataclass(frozen=True)
+class BrandInfo:
+    """The brand settings the order path needs, small enough to cache."""
+
+    id: int
+    name: str
+    is_active: bool
+    attribution_window_days: int
+    commission_rate_percent: Decimal
+    returning_commission_rate_percent: Decimal | None
+    storefront_handles_orders: bool
+
+    @classmethod
+    def of(cls, brand: Brand) -> "BrandInfo":
+        return cls(
+            id=brand.id,
+            name=brand.name,
+            is_active=brand.is_active,
+            attribution_window_days=brand.attribution_window_days,
+            commission_rate_percent=brand.commission_rate_percent,
+            returning_commission_rate_percent=brand.returning_commission_rate_percent,
+            storefront_handles_orders=brand.storefront_handles_orders,
+        )
+
+    def rate_for(self, *, is_returning_customer: bool) -> Decimal:
+        if is_returning_customer and self.returning_commission_rate_percent is not None:
+            return self.returning_commission_rate_percent
+        return self.commission_rate_percent
+
+
+@dataclass(frozen=True)
+class Resolution:
+    host: str | None
+    brand: BrandInfo | None = None
+    property_id: int | None = None
+
+    @property
+    def is_registered_property(self) -> bool:
+        return self.property_id is not None
+
+    @property
+    def is_unregistered_property(self) -> bool:
+        return self.brand is not None and self.property_id is None
+
+
+def _cache_key(domain: str) -> str:
+    return f"resolution:v1:{domain}"
+
+
+def _load(domain: str) -> dict:
+    hosts, brands = {}, {}
+    for prop in Property.objects.filter(registrable_domain=domain).select_related("brand"):
+        hosts[prop.host] = (prop.brand_id, prop.id)
+        brands[prop.brand_id] = BrandInfo.of(prop.brand)
+    return {"hosts": hosts, "brands": brands}
+
+
+def _entry(domain: str) -> dict:
+    key = _cache_key(domain)
+    entry = cache.get(key)
+    if entry is None:
+        entry = _load(domain)
+        cache.set(key, entry, settings.BRAND_RESOLUTION_CACHE_SECONDS)
+    return entry
+
+
+def resolve_host(raw: str | None) -> Resolution:
+    """Resolve a URL or domain to brand and property; an inactive brand resolves to nothing."""
+    host = normalize_host(raw) if raw else None
+    if not host:
+        return Resolution(host=None)
+    entry = _entry(registrable_domain(host))
+    hit = entry["hosts"].get(host)
+    if hit is not None:
+        brand = entry["brands"][hit[0]]
+        return Resolution(host=host, brand=brand, property_id=hit[1]) if brand.is_active else Resolution(host)
+    active = {b for b, _ in entry["hosts"].values() if entry["brands"][b].is_active}
+    if len(active) == 1:
+        return Resolution(host=host, brand=entry["brands"][active.pop()])
+    return Resolution(host=host)
+
+
+def forget_domain(domain: str) -> None:
+    cache.delete(_cache_key(domain))

@@ -1,0 +1,79 @@
+"""The outcome log: one row per API request (sections 1.4 and 2.6), and its per-day counts."""
+
+from django.db import models
+from django.utils import timezone
+
+from brands.models import Brand
+
+
+class Endpoint(models.TextChoices):
+    ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
+    CANCEL = "cancel", "Cancel"
+    UPDATE = "update", "Update"
+
+
+class OutcomeEvent(models.Model):
+    """What one request asked and what it got. Written only by health.recording."""
+
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="outcome_events"
+    )
+    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    outcome = models.CharField(max_length=32)
+    http_status = models.PositiveSmallIntegerField()
+    order_id = models.CharField(max_length=255, blank=True, default="")
+    is_test = models.BooleanField(default=False)
+    # When the event arrived (a replayed event keeps its original time) ...
+    received_at = models.DateTimeField(default=timezone.now)
+    # ... and when this row was written; the daily roll-up follows this one.
+    recorded_at = models.DateTimeField(default=timezone.now)
+    request_id = models.CharField(max_length=36, blank=True, default="")
+    key_prefix = models.CharField(max_length=16, blank=True, default="")
+    request_body = models.JSONField(null=True, blank=True)  # redacted: no email, no key
+    response_body = models.JSONField(null=True, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        indexes = [
+            # Health events list: a brand's events newest first, optionally narrowed by namespace.
+            models.Index(fields=["brand", "is_test", "-received_at"], name="outcome_brand_test_time_idx"),
+            # Health events list filtered by outcome, and "last tracked" on the overview.
+            models.Index(fields=["brand", "outcome", "-received_at"], name="outcome_brand_outcome_idx"),
+            # Health events list filtered by endpoint, and "last cancel/update" on the overview.
+            models.Index(fields=["brand", "endpoint", "-received_at"], name="outcome_brand_endpoint_idx"),
+            # Search on order id within a brand.
+            models.Index(fields=["brand", "order_id"], name="outcome_brand_order_idx"),
+            # Join from an amount change to its request.
+            models.Index(fields=["request_id"], name="outcome_request_idx"),
+            # Admin list for account managers across brands, and retention pruning.
+            models.Index(fields=["-received_at"], name="outcome_time_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.endpoint} {self.outcome} {self.order_id}"
+
+
+class DailyOutcomeCount(models.Model):
+    """Events per brand, day, endpoint, outcome and namespace: what the overview reads."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    outcome = models.CharField(max_length=32)
+    is_test = models.BooleanField(default=False)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # Also the index behind the overview's per-brand, per-period read.
+            models.UniqueConstraint(
+                fields=["brand", "day", "endpoint", "outcome", "is_test"], name="daily_count_unique"
+            ),
+        ]
+
+
+class RollupWatermark(models.Model):
+    """The last outcome event folded into the daily counts (a single row)."""
+
+    last_event_id = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)

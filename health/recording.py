@@ -1,0 +1,88 @@
+"""The only writer of the outcome log. Request bodies are stored redacted (decision D12, D9)."""
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django.utils import timezone
+
+from attribution.parsing import hash_email
+
+from .models import OutcomeEvent
+
+_EMAIL = re.compile(r"[^\s\"'<>@,;:]+@[^\s\"'<>@,;:]+")
+_RAW_PREVIEW_CHARS = 2000
+SENSITIVE_FIELDS = {"customer_email"}
+
+
+@dataclass
+class EventRecord:
+    """Everything the log keeps about one request."""
+
+    endpoint: str
+    outcome: str
+    http_status: int
+    received_at: datetime
+    request_id: str = ""
+    brand_id: int | None = None
+    order_id: str = ""
+    is_test: bool = False
+    key_prefix: str = ""
+    request_body: object = None
+    response_body: object = None
+    warnings: list = field(default_factory=list)
+
+
+def redact_body(data, raw: bytes | None = None):
+    """The request body as it may be stored: parsed when it parsed, a redacted preview when not."""
+    if isinstance(data, dict):
+        clean = {}
+        for key, value in data.items():
+            if key in SENSITIVE_FIELDS:
+                clean[key] = _hashed(value)
+            else:
+                clean[key] = _jsonable(value)
+        return clean
+    if data is not None:
+        return _jsonable(data)
+    if raw:
+        text = raw[:_RAW_PREVIEW_CHARS].decode("utf-8", errors="replace")
+        return {"_unparsed": _EMAIL.sub("[email redacted]", text)}
+    return None
+
+
+def _hashed(value):
+    if isinstance(value, str) and value.strip():
+        return f"sha256:{hash_email(value)}"
+    return None
+
+
+def _jsonable(value):
+    """JSONField cannot store Decimal; keep the exact text the caller sent instead."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def record(event: EventRecord) -> OutcomeEvent:
+    """Write one outcome log row (one INSERT). Raises on database failure; the caller spools."""
+    return OutcomeEvent.objects.create(
+        brand_id=event.brand_id,
+        endpoint=event.endpoint,
+        outcome=event.outcome,
+        http_status=event.http_status,
+        order_id=(event.order_id or "")[:255],
+        is_test=event.is_test,
+        received_at=event.received_at,
+        recorded_at=timezone.now(),
+        request_id=event.request_id,
+        key_prefix=event.key_prefix,
+        request_body=event.request_body,
+        response_body=event.response_body,
+        warnings=event.warnings,
+    )

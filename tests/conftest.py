@@ -1,0 +1,66 @@
+import json
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+
+from tests import factories
+
+
+@pytest.fixture(autouse=True)
+def _fast_and_clean(settings):
+    """Fast password hashing; an empty cache so brand resolution is read from each test's data."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def postgres_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("race behaviour is proven on PostgreSQL; SQLite serialises writers")
+
+
+@pytest.fixture
+def api(client):
+    """POST JSON to an API path: api.post(path, body, key=None, content_type=...)."""
+
+    class Api:
+        def post(self, path, body, *, key=None, content_type="application/json", **extra):
+            raw = body if isinstance(body, str | bytes) else json.dumps(body)
+            if key is not None:
+                extra["HTTP_AUTHORIZATION"] = f"Bearer {key}"
+            return client.post(path, raw, content_type=content_type, **extra)
+
+        def get(self, path, *, key=None, **extra):
+            if key is not None:
+                extra["HTTP_AUTHORIZATION"] = f"Bearer {key}"
+            return client.get(path, **extra)
+
+    return Api()
+
+
+@pytest.fixture
+def brand(db):
+    return factories.BrandFactory(name="Acme", commission_rate_percent="10")
+
+
+@pytest.fixture
+def prop(brand):
+    return factories.PropertyFactory(brand=brand, host="shop.acme.example")
+
+
+@pytest.fixture
+def creator(brand):
+    return factories.CreatorFactory(brand=brand, name="Ana")
+
+
+@pytest.fixture
+def other_brand(db):
+    return factories.BrandFactory(name="Globex")
+
+
+@pytest.fixture
+def other_prop(other_brand):
+    return factories.PropertyFactory(brand=other_brand, host="globex.example")

@@ -1,0 +1,115 @@
+"""Factories that build related objects on the same brand. Values a reader cares about are spelled out in tests."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+import factory
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from attribution.models import Click, Commission, Order
+from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+
+
+class BrandFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Brand
+
+    name = factory.Sequence(lambda n: f"Brand {n}")
+    commission_rate_percent = Decimal("10")
+
+
+class PropertyFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Property
+
+    brand = factory.SubFactory(BrandFactory)
+    host = factory.Sequence(lambda n: f"shop.brand{n}.example")
+
+
+class CreatorFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Creator
+
+    brand = factory.SubFactory(BrandFactory)
+    name = factory.Sequence(lambda n: f"Creator {n}")
+
+
+class ClickFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Click
+
+    property = factory.SubFactory(PropertyFactory)
+    brand = factory.SelfAttribute("property.brand")
+    creator = factory.SubFactory(CreatorFactory, brand=factory.SelfAttribute("..brand"))
+    clicked_at = factory.LazyFunction(lambda: timezone.now() - timedelta(hours=1))
+
+
+class DiscountCodeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = DiscountCode
+
+    brand = factory.SubFactory(BrandFactory)
+    code = factory.Sequence(lambda n: f"CODE{n}")
+    creator = factory.SubFactory(CreatorFactory, brand=factory.SelfAttribute("..brand"))
+
+
+class KnownShopperFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = KnownShopper
+
+    brand = factory.SubFactory(BrandFactory)
+    creator = factory.SubFactory(CreatorFactory, brand=factory.SelfAttribute("..brand"))
+    email_hash = factory.Sequence(lambda n: f"{n:064x}")
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.PostGenerationMethodCall("set_password", "pw-for-tests")
+
+    @factory.post_generation
+    def _save(obj, create, extracted, **kwargs):
+        if create:
+            obj.save()
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = BrandMembership
+
+    brand = factory.SubFactory(BrandFactory)
+    user = factory.SubFactory(UserFactory)
+
+
+class OrderFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Order
+
+    brand = factory.SubFactory(BrandFactory)
+    order_id = factory.Sequence(lambda n: f"ORD-{n}")
+    amount = Decimal("100.00")
+    currency = "USD"
+    outcome = "tracked"
+
+
+class CommissionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Commission
+
+    order = factory.SubFactory(OrderFactory)
+    brand = factory.SelfAttribute("order.brand")
+    is_test = factory.SelfAttribute("order.is_test")
+    creator = factory.SubFactory(CreatorFactory, brand=factory.SelfAttribute("..brand"))
+    order_amount = factory.SelfAttribute("order.amount")
+    currency = factory.SelfAttribute("order.currency")
+    rate_percent = Decimal("10")
+    amount = Decimal("10.00")
+
+
+def issue_key(brand, name="test key"):
+    """A developer key of `brand`: (model row, plaintext shown once)."""
+    return DeveloperKey.objects.create_key(brand=brand, name=name)
