@@ -26,6 +26,7 @@ MAX_AMOUNT_DECIMAL_PLACES = 6
 # Click ids are minted by the service: "clk_" and 32 lowercase hex digits. Nothing in them
 # needs escaping in a URL or a cookie, so a value that differs was altered on the way.
 CLICK_ID_PATTERN = re.compile(r"clk_[0-9a-f]{32}")
+_HOST = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
 _PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 
 
@@ -248,7 +249,7 @@ def normalize_host(value: str) -> str | None:
         host = host.encode("idna").decode("ascii")
     except UnicodeError:
         return None
-    if not host or len(host) > 253:
+    if len(host) > 253 or not _HOST.fullmatch(host):
         return None
     return host
 

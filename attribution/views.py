@@ -7,6 +7,7 @@ import logging
 from django.db import DatabaseError
 from django.http import JsonResponse, QueryDict
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.request import Empty
 from rest_framework.response import Response
@@ -16,7 +17,7 @@ from brands.auth import DeveloperKeyAuthentication
 from health.models import Endpoint
 from health.recording import EventRecord, record, redact_body
 
-from . import services
+from . import schema, services
 from .outcomes import Outcome, Result
 from .parsing import BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
 
@@ -152,6 +153,7 @@ def _order_id_for_log(data: dict) -> str:
     return ""
 
 
+@extend_schema(methods=["POST"], **schema.ORDER_CONFIRMATION)
 class OrderConfirmationView(EventView):
     """POST /api/order_confirmation: no authentication; the brand comes from page_url or domain."""
 
@@ -170,6 +172,7 @@ class _KeyedEventView(EventView):
             raise exceptions.NotAuthenticated()
 
 
+@extend_schema(methods=["POST"], **schema.CANCEL)
 class CancelView(_KeyedEventView):
     """POST /api/Affiliates/cancel."""
 
@@ -179,6 +182,7 @@ class CancelView(_KeyedEventView):
         return services.cancel_commission(key=request.auth, payload=payload, received_at=received_at)
 
 
+@extend_schema(methods=["POST"], **schema.UPDATE)
 class UpdateView(_KeyedEventView):
     """POST /api/Affiliates/update."""
 
@@ -204,6 +208,7 @@ class OrderReadView(APIView):
         if request.auth is None:
             raise exceptions.NotAuthenticated()
 
+    @extend_schema(**schema.ORDER_READ)
     def get(self, request, order_id):
         try:
             is_test = parse_bool(request.query_params.get("test"))

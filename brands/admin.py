@@ -1,0 +1,171 @@
+"""Account managers run brands, properties, developer keys, creators, codes and shoppers here."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils import timezone
+from rest_framework_api_key.admin import APIKeyModelAdmin
+from rest_framework_api_key.models import APIKey
+
+from attribution.parsing import hash_email
+
+from .models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+
+# The library registers its own key model; ours carries the brand, so only ours is shown.
+admin.site.unregister(APIKey)
+
+
+class PropertyInline(admin.TabularInline):
+    model = Property
+    extra = 1
+    fields = ["host", "registrable_domain", "created_at"]
+    readonly_fields = ["registrable_domain", "created_at"]
+
+
+class DeveloperKeyInline(admin.TabularInline):
+    model = DeveloperKey
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = ["prefix", "name", "created", "last_used_at", "revoked"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False  # keys are issued on the key page, where the plaintext is shown once
+
+
+class MembershipInline(admin.TabularInline):
+    model = BrandMembership
+    extra = 0
+    raw_id_fields = ["user"]
+
+
+@admin.register(Brand)
+class BrandAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "is_active",
+        "commission_rate_percent",
+        "returning_commission_rate_percent",
+        "attribution_window_days",
+        "storefront_handles_orders",
+        "created_at",
+    ]
+    list_filter = ["is_active", "storefront_handles_orders"]
+    search_fields = ["name", "properties__host"]
+    inlines = [PropertyInline, DeveloperKeyInline, MembershipInline]
+    fieldsets = [
+        (None, {"fields": ["name", "is_active"]}),
+        ("Attribution", {"fields": ["attribution_window_days", "storefront_handles_orders"]}),
+        (
+            "Commission",
+            {"fields": ["commission_rate_percent", "returning_commission_rate_percent", "lock_period_days"]},
+        ),
+    ]
+
+
+@admin.register(Property)
+class PropertyAdmin(admin.ModelAdmin):
+    list_display = ["host", "brand", "registrable_domain", "created_at"]
+    list_filter = ["brand"]
+    list_select_related = ["brand"]
+    search_fields = ["host", "registrable_domain", "brand__name"]
+    readonly_fields = ["registrable_domain"]
+    autocomplete_fields = ["brand"]
+
+
+@admin.register(DeveloperKey)
+class DeveloperKeyAdmin(APIKeyModelAdmin):
+    """Issue keys (the full key is shown once, in a message) and revoke them."""
+
+    list_display = ["prefix", "name", "brand", "created", "last_used_at", "revoked", "revoked_at"]
+    list_filter = ["revoked", "brand", "created"]
+    list_select_related = ["brand"]
+    search_fields = ["prefix", "name", "brand__name"]
+    autocomplete_fields = ["brand"]
+    actions = ["revoke_keys"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = (*super().get_readonly_fields(request, obj), "last_used_at", "revoked_at")
+        return (*fields, "brand") if obj is not None else fields
+
+    def save_model(self, request, obj, form, change):
+        if change and obj.revoked and obj.revoked_at is None:
+            obj.revoked_at = timezone.now()
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Revoke selected keys (cannot be undone)")
+    def revoke_keys(self, request, queryset):
+        keys = list(queryset.filter(revoked=False))
+        for key in keys:
+            key.revoke()
+        self.message_user(request, f"Revoked {len(keys)} key(s).", messages.SUCCESS)
+
+
+@admin.register(Creator)
+class CreatorAdmin(admin.ModelAdmin):
+    list_display = ["name", "brand", "is_active", "created_at"]
+    list_filter = ["is_active", "brand"]
+    list_select_related = ["brand"]
+    search_fields = ["name", "brand__name"]
+    autocomplete_fields = ["brand"]
+
+
+@admin.register(DiscountCode)
+class DiscountCodeAdmin(admin.ModelAdmin):
+    list_display = ["code", "brand", "creator", "is_blacklisted", "created_at"]
+    list_filter = ["is_blacklisted", "brand"]
+    list_select_related = ["brand", "creator"]
+    search_fields = ["code", "creator__name", "brand__name"]
+    autocomplete_fields = ["brand", "creator"]
+
+
+class KnownShopperForm(forms.ModelForm):
+    """Takes the shopper's email address and keeps only its hash (decision D12)."""
+
+    email = forms.EmailField(required=False, help_text="Hashed on save; the address itself is never stored.")
+
+    class Meta:
+        model = KnownShopper
+        fields = ["brand", "creator"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.instance.pk and not cleaned.get("email"):
+            self.add_error("email", "Enter the shopper's email address.")
+        return cleaned
+
+    def save(self, commit=True):
+        if self.cleaned_data.get("email"):
+            self.instance.email_hash = hash_email(self.cleaned_data["email"])
+        return super().save(commit)
+
+
+@admin.register(KnownShopper)
+class KnownShopperAdmin(admin.ModelAdmin):
+    form = KnownShopperForm
+    list_display = ["short_hash", "brand", "creator", "created_at"]
+    list_filter = ["brand"]
+    list_select_related = ["brand", "creator"]
+    search_fields = ["email_hash", "creator__name"]
+    readonly_fields = ["email_hash"]
+    autocomplete_fields = ["brand", "creator"]
+
+    @admin.display(description="email hash")
+    def short_hash(self, obj):
+        return f"{obj.email_hash[:16]}…"
+
+    def get_search_results(self, request, queryset, search_term):
+        # Account managers search by address; only its hash can match.
+        if "@" in search_term:
+            return queryset.filter(email_hash=hash_email(search_term)), False
+        return super().get_search_results(request, queryset, search_term)
+
+
+@admin.register(BrandMembership)
+class BrandMembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "brand", "created_at"]
+    list_filter = ["brand"]
+    list_select_related = ["user", "brand"]
+    search_fields = ["user__username", "user__email", "brand__name"]
+    raw_id_fields = ["user"]
+    autocomplete_fields = ["brand"]

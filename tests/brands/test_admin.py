@@ -1,0 +1,115 @@
+"""An account manager runs brands, properties, creators, codes and keys in the admin."""
+
+import re
+
+import pytest
+
+from brands.models import Brand, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+from tests.factories import UserFactory, issue_key
+
+
+@pytest.fixture
+def manager_client(client, db):
+    manager = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(manager)
+    return client
+
+
+def _inline_management(prefix, total=0):
+    return {
+        f"{prefix}-TOTAL_FORMS": str(total),
+        f"{prefix}-INITIAL_FORMS": "0",
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+
+
+def test_a_manager_creates_a_brand_with_a_property(manager_client):
+    data = {
+        "name": "Initech",
+        "is_active": "on",
+        "attribution_window_days": "30",
+        "commission_rate_percent": "12.5",
+        "returning_commission_rate_percent": "",
+        "lock_period_days": "30",
+        **_inline_management("properties", 1),
+        "properties-0-host": "https://WWW.Initech.example/",
+        **_inline_management("developer_keys"),
+        **_inline_management("memberships"),
+    }
+    response = manager_client.post("/admin/brands/brand/add/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    brand = Brand.objects.get(name="Initech")
+    assert list(brand.properties.values_list("host", flat=True)) == ["initech.example"]
+
+
+def test_a_manager_creates_a_creator_and_a_code(manager_client, brand):
+    assert (
+        manager_client.post(
+            "/admin/brands/creator/add/", {"brand": brand.pk, "name": "Ana", "is_active": "on"}
+        ).status_code
+        == 302
+    )
+    ana = Creator.objects.get(name="Ana")
+    response = manager_client.post(
+        "/admin/brands/discountcode/add/", {"brand": brand.pk, "code": " ANA10 ", "creator": ana.pk}
+    )
+    assert response.status_code == 302
+    assert DiscountCode.objects.get(brand=brand).code == "ANA10"
+
+
+def test_a_code_needs_a_creator_unless_blacklisted(manager_client, brand):
+    response = manager_client.post("/admin/brands/discountcode/add/", {"brand": brand.pk, "code": "FREE"})
+    assert response.status_code == 200
+    assert not DiscountCode.objects.exists()
+
+
+def test_a_known_shopper_is_stored_as_a_hash_only(manager_client, brand, creator):
+    response = manager_client.post(
+        "/admin/brands/knownshopper/add/",
+        {"brand": brand.pk, "creator": creator.pk, "email": " Fan@Example.com "},
+    )
+    assert response.status_code == 302
+    shopper = KnownShopper.objects.get()
+    assert shopper.email_hash == __import__("hashlib").sha256(b"fan@example.com").hexdigest()
+    assert "fan@example.com" not in str(KnownShopper.objects.values().get())
+
+
+def test_issuing_a_key_shows_the_plaintext_once_and_stores_only_its_hash(manager_client, brand):
+    response = manager_client.post(
+        "/admin/brands/developerkey/add/", {"brand": brand.pk, "name": "production"}, follow=True
+    )
+    page = response.content.decode()
+    key = DeveloperKey.objects.get(brand=brand)
+    shown = re.search(rf"({key.prefix}\.[A-Za-z0-9]+)", page).group(1)
+    assert DeveloperKey.objects.get_from_key(shown) == key
+    assert shown not in key.hashed_key
+    second_view = manager_client.get(f"/admin/brands/developerkey/{key.pk}/change/").content.decode()
+    assert shown not in second_view
+
+
+def test_a_manager_revokes_a_key_with_the_admin_action(manager_client, brand):
+    row, plaintext = issue_key(brand)
+    response = manager_client.post(
+        "/admin/brands/developerkey/", {"action": "revoke_keys", "_selected_action": [row.pk]}
+    )
+    assert response.status_code == 302
+    row.refresh_from_db()
+    assert row.revoked and row.revoked_at is not None
+    assert not DeveloperKey.objects.is_valid(plaintext)
+
+
+def test_admin_list_pages_render(manager_client, prop, creator):
+    issue_key(prop.brand)
+    for model in [
+        "brand",
+        "property",
+        "developerkey",
+        "creator",
+        "discountcode",
+        "knownshopper",
+        "brandmembership",
+    ]:
+        assert manager_client.get(f"/admin/brands/{model}/").status_code == 200
+    assert manager_client.get(f"/admin/brands/brand/{prop.brand_id}/change/").status_code == 200
+    assert Property.objects.count() == 1
