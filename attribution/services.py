@@ -342,12 +342,14 @@ def _store(*, result, brand, resolution, fields, decision, received_at) -> Resul
     return _set(result, decision.outcome, _message(decision))
 
 
+INSERT_FAILED_TEXT = (
+    "Event received; saving it failed on our side and it is kept for processing. Nothing to change."
+)
+HANDLER_ERROR_TEXT = "Event received; a processing error occurred on our side and it is kept for processing. Nothing to change."
+
+
 def _insert_failed(result: Result) -> Result:
-    return _set(
-        result,
-        Outcome.INSERT_FAILED,
-        "Event received; saving it failed on our side and it is kept for processing. Nothing to change.",
-    )
+    return _set(result, Outcome.INSERT_FAILED, INSERT_FAILED_TEXT)
 
 
 # --- cancel and update (authenticated by developer key) ----------------------------------------
@@ -391,6 +393,10 @@ def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Cha
     if not isinstance(payload, dict):
         _set(result, Outcome.INVALID_PARAMS, "The request body must be a JSON object.")
         return None
+    try:  # a test event rejected below is still counted apart from live ones (D5)
+        result.is_test = parsing.parse_bool(payload.get("test"))
+    except parsing.FieldError:
+        pass
     missing = [name for name in required if payload.get(name) is None]
     if missing:
         _set(
@@ -448,6 +454,33 @@ def _not_found(result: Result, change: _Change) -> Result:
     )
 
 
+def _paid_out(result: Result, change: _Change, commission: Commission) -> Result:
+    """Cancel or update of a paid commission: D7 allows no move out of paid, so nothing changes.
+
+    The interface has no outcome for it; handler_error (200) says the event is kept and the
+    service side acts: the account manager settles a refund after payout.
+    """
+    logger.warning(
+        "change of a paid commission refused",
+        extra={"brand_id": commission.brand_id, "commission": commission.pk},
+    )
+    return _set(
+        result,
+        Outcome.HANDLER_ERROR,
+        f"The commission of order {change.order_id} was already paid out, so it was not changed. "
+        "Nothing to change on your side: the event is kept and your account manager settles it.",
+    )
+
+
+def _change_time(commission: Commission, received_at: datetime) -> datetime:
+    """When a change happened: its arrival, but never before the commission's previous change.
+
+    Racing requests are applied in lock order, not arrival order (and workers' clocks differ), so
+    the history's order by time stays the order in which the changes were applied.
+    """
+    return max(received_at, commission.updated_at)
+
+
 def move_commission(commission: Commission, state: Commission.State, *, at: datetime) -> None:
     """The one way a commission changes state: checks D7's moves; the caller holds the row lock."""
     if not commission.can_move_to(state):
@@ -483,10 +516,18 @@ def cancel_commission(*, key, payload, received_at: datetime) -> Result:
                     Outcome.ALREADY_CANCELLED,
                     f"The commission of order {change.order_id} was already cancelled.",
                 )
-            move_commission(commission, Commission.State.CANCELLED, at=received_at)
+            if not commission.can_move_to(Commission.State.CANCELLED):
+                return _paid_out(result, change, commission)
+            move_commission(commission, Commission.State.CANCELLED, at=_change_time(commission, received_at))
     except DatabaseError:
+        # Section 4.2 lists no insert_failed for cancel: its service-side fault is handler_error.
         logger.exception("cancel failed", extra={"brand_id": brand_id})
-        return _insert_failed(result)
+        return _set(
+            result,
+            Outcome.HANDLER_ERROR,
+            "Event received; cancelling failed on our side and the event is kept for processing. "
+            "Nothing to change.",
+        )
     return _set(result, Outcome.TRACKED, f"The commission of order {change.order_id} was cancelled.")
 
 
@@ -510,6 +551,8 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                     Outcome.ALREADY_CANCELLED,
                     f"The commission of order {change.order_id} is cancelled; its amount was not changed.",
                 )
+            if commission.state == Commission.State.PAID:
+                return _paid_out(result, change, commission)
             if change.currency != commission.currency:
                 return _set(
                     result,
@@ -520,17 +563,18 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
             new_amount = commission_amount(
                 change.new_order_amount, commission.rate_percent, commission.currency
             )
+            changed_at = _change_time(commission, received_at)
             commission.amount_changes.create(
                 brand_id=brand_id,
                 old_order_amount=commission.order_amount,
                 new_order_amount=change.new_order_amount,
                 old_amount=commission.amount,
                 new_amount=new_amount,
-                changed_at=received_at,
+                changed_at=changed_at,
                 request_id=request_id,
             )
             commission.order_amount, commission.amount = change.new_order_amount, new_amount
-            commission.updated_at = received_at
+            commission.updated_at = changed_at
             commission.save(update_fields=["order_amount", "amount", "updated_at"])
     except DatabaseError:
         logger.exception("update failed", extra={"brand_id": brand_id})

@@ -17,7 +17,7 @@ from brands.auth import DeveloperKeyAuthentication
 from health.models import Endpoint
 from health.recording import EventRecord, record, redact_body
 
-from . import schema, services
+from . import schema, services, spool
 from .outcomes import Outcome, Result
 from .parsing import BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
 
@@ -58,12 +58,18 @@ class EventView(APIView):
     """Base of the three event endpoints: parse, call one service, answer, record."""
 
     endpoint: str = ""
+    # The outcome when the database cannot be reached: cancel's interface has no insert_failed.
+    database_failure = Outcome.INSERT_FAILED
     parser_classes = [StrictJSONParser]
     authentication_classes: list = []
     permission_classes: list = []
 
-    def post(self, request, *args, **kwargs):
+    def initial(self, request, *args, **kwargs):
+        # Receipt time before authentication and throttling, so a refused request is logged as it came.
         request.event_received_at = timezone.now()
+        super().initial(request, *args, **kwargs)
+
+    def post(self, request, *args, **kwargs):
         result = self.handle(request, request.data, request.event_received_at)
         return self.answer(result)
 
@@ -78,13 +84,12 @@ class EventView(APIView):
     def handle_exception(self, exc):
         outcome, text, status = _framework_answer(exc)
         if outcome == Outcome.HANDLER_ERROR:
-            logger.exception("handler error", extra={"request_id": getattr(self.request, "request_id", "")})
-            result = Result(
-                Outcome.HANDLER_ERROR,
-                "Event received; a processing error occurred on our side and it is kept for processing. "
-                "Nothing to change.",
-            )
-            return self.answer(result)
+            request_id = getattr(self.request, "request_id", "")
+            if isinstance(exc, DatabaseError) and self.database_failure == Outcome.INSERT_FAILED:
+                logger.exception("database unavailable", extra={"request_id": request_id})
+                return self.answer(Result(Outcome.INSERT_FAILED, services.INSERT_FAILED_TEXT))
+            logger.exception("handler error", extra={"request_id": request_id})
+            return self.answer(Result(Outcome.HANDLER_ERROR, services.HANDLER_ERROR_TEXT))
         if status == 405:
             return Response(envelope(success=False, outcome=outcome, text=text, status=status), status=405)
         headers = {}
@@ -106,6 +111,7 @@ class EventView(APIView):
         return response
 
     def _record(self, request, result: Result) -> None:
+        """Write the outcome log row; spool what the database could not take (attribution.spool)."""
         request._request.event_endpoint = self.endpoint
         request._request.event_brand_id = result.brand_id
         request._request.event_outcome = str(result.outcome)
@@ -117,31 +123,63 @@ class EventView(APIView):
         # After a parse error DRF leaves an empty QueryDict: log the raw preview instead.
         data = request._full_data
         data = data if isinstance(data, dict | list) and not isinstance(data, QueryDict) else None
-        key = request.auth if request._authenticator else None
+        key = getattr(request, "event_key", None)
         if result.brand_id is None and key is not None:
             result.brand_id = key.brand_id
         if not result.order_id and isinstance(data, dict):
             result.order_id = _order_id_for_log(data)
+        failed_key = getattr(request, "failed_key", None)
+        received_at = getattr(request, "event_received_at", None) or timezone.now()
+        request_id = getattr(request._request, "request_id", "")
         event = EventRecord(
             endpoint=self.endpoint,
             outcome=str(result.outcome),
             http_status=result.http_status,
-            received_at=getattr(request, "event_received_at", None) or timezone.now(),
-            request_id=getattr(request._request, "request_id", ""),
+            received_at=received_at,
+            request_id=request_id,
             brand_id=result.brand_id,
             order_id=result.order_id,
             is_test=result.is_test,
-            key_prefix=key.prefix
-            if key is not None
-            else getattr(getattr(request, "failed_key", None), "prefix", ""),
+            key_prefix=key.prefix if key is not None else getattr(failed_key, "prefix", ""),
             request_body=redact_body(data, getattr(request, "raw_body", None)),
             response_body=result.body(),
             warnings=result.warnings,
         )
+        spooled = False
+        if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):
+            spooled = self._spool(
+                spool.keep_event,
+                endpoint=self.endpoint,
+                received_at=received_at,
+                request_id=request_id,
+                body=getattr(request, "raw_body", b"") or b"",
+                authorization=request.META.get("HTTP_AUTHORIZATION", ""),
+            )
         try:
             record(event)
         except DatabaseError:
-            logger.exception("outcome log write failed", extra={"request_id": event.request_id})
+            logger.exception("outcome log write failed", extra={"request_id": request_id})
+            if not spooled:  # a spooled event records its real outcome when replayed
+                self._spool(
+                    spool.keep_record,
+                    endpoint=self.endpoint,
+                    received_at=received_at,
+                    request_id=request_id,
+                    record=event.as_json(),
+                )
+
+    @staticmethod
+    def _spool(write, **kwargs) -> bool:
+        try:
+            write(**kwargs)
+            return True
+        except OSError:
+            logger.critical(
+                "spool write failed: event not kept",
+                exc_info=True,
+                extra={"request_id": kwargs["request_id"]},
+            )
+            return False
 
 
 def _order_id_for_log(data: dict) -> str:
@@ -170,6 +208,7 @@ class _KeyedEventView(EventView):
         super().initial(request, *args, **kwargs)
         if request.auth is None:
             raise exceptions.NotAuthenticated()
+        request.event_key = request.auth
 
 
 @extend_schema(methods=["POST"], **schema.CANCEL)
@@ -177,6 +216,7 @@ class CancelView(_KeyedEventView):
     """POST /api/Affiliates/cancel."""
 
     endpoint = Endpoint.CANCEL
+    database_failure = Outcome.HANDLER_ERROR
 
     def handle(self, request, payload, received_at):
         return services.cancel_commission(key=request.auth, payload=payload, received_at=received_at)

@@ -152,6 +152,10 @@ CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_URLS_REGEX = r"^/api/order_confirmation/?$"
 
+# Events the database could not take wait here for `manage.py replay_spool` (attribution/spool.py).
+# Local disk of each app server; replay runs on every server (or point all at one shared volume).
+SPOOL_DIR = env.path("SPOOL_DIR", default=BASE_DIR / "spool")
+
 # How long a resolved host is cached. Edits in the admin invalidate it at once in this
 # process (and everywhere with REDIS_URL); other processes with the local cache see it after this.
 BRAND_RESOLUTION_CACHE_SECONDS = env.int("BRAND_RESOLUTION_CACHE_SECONDS", default=60)

@@ -1,7 +1,7 @@
 """The only writer of the outcome log. Request bodies are stored redacted (decision D12, D9)."""
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
@@ -32,6 +32,17 @@ class EventRecord:
     request_body: object = None
     response_body: object = None
     warnings: list = field(default_factory=list)
+    # When the row is written; empty means now, and a replayed event must leave it empty so the roll-up's
+    # safety lag covers it. Tests set it to control time.
+    recorded_at: datetime | None = None
+
+    def as_json(self) -> dict:
+        """A JSON-safe copy for the spool (attribution.spool.keep_record)."""
+        return {**asdict(self), "received_at": self.received_at.isoformat()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "EventRecord":
+        return cls(**{**data, "received_at": datetime.fromisoformat(data["received_at"])})
 
 
 def redact_body(data, raw: bytes | None = None):
@@ -79,7 +90,7 @@ def record(event: EventRecord) -> OutcomeEvent:
         order_id=(event.order_id or "")[:255],
         is_test=event.is_test,
         received_at=event.received_at,
-        recorded_at=timezone.now(),
+        recorded_at=event.recorded_at or timezone.now(),
         request_id=event.request_id,
         key_prefix=event.key_prefix,
         request_body=event.request_body,
