@@ -20,6 +20,7 @@ from health.recording import EventRecord, record, redact_body
 from . import schema, services, spool
 from .outcomes import Outcome, Result
 from .parsing import BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
+from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ class EventView(APIView):
     parser_classes = [StrictJSONParser]
     authentication_classes: list = []
     permission_classes: list = []
+    throttle_classes = [PerClientIpThrottle]
 
     def initial(self, request, *args, **kwargs):
         # Receipt time before authentication and throttling, so a refused request is logged as it came.
@@ -203,12 +205,12 @@ class OrderConfirmationView(EventView):
 
 class _KeyedEventView(EventView):
     authentication_classes = [DeveloperKeyAuthentication]
+    throttle_classes = [PerDeveloperKeyThrottle]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         if request.auth is None:
             raise exceptions.NotAuthenticated()
-        request.event_key = request.auth
 
 
 @extend_schema(methods=["POST"], **schema.CANCEL)
@@ -242,6 +244,7 @@ class OrderReadView(APIView):
 
     authentication_classes = [DeveloperKeyAuthentication]
     permission_classes: list = []
+    throttle_classes = [PerDeveloperKeyThrottle]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

@@ -20,9 +20,10 @@ class DeveloperKeyAuthentication(authentication.BaseAuthentication):
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return None
+        # Exactly "Bearer", one space, the key: a stray space or a second word is a template or
+        # copy-paste bug the brand should see at once, not something to guess around.
         scheme, _, key = header.strip().partition(" ")
-        key = key.strip()
-        if scheme.lower() != self.keyword or not key or " " in key:
+        if scheme.lower() != self.keyword or not key or any(char.isspace() for char in key):
             raise exceptions.AuthenticationFailed("Authorization must be 'Bearer <developer key>'.")
         try:
             dev_key = DeveloperKey.objects.get_from_key(key)
@@ -35,6 +36,7 @@ class DeveloperKeyAuthentication(authentication.BaseAuthentication):
         now = timezone.now()
         if dev_key.last_used_at is None or now - dev_key.last_used_at > LAST_USED_PRECISION:
             DeveloperKey.objects.filter(pk=dev_key.pk).update(last_used_at=now)
+        request.event_key = dev_key  # for the outcome log, even when a throttle refuses the request next
         return (None, dev_key)
 
     @staticmethod

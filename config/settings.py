@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "brands",
     "attribution",
     "health",
@@ -70,7 +71,20 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    # Locks out repeated failed logins on /accounts/login/ and /admin/login/.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=1.0)
+# Lock a username from one address, so an attacker cannot lock a real user out from elsewhere.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -135,6 +149,15 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "attribution.views.api_exception_handler",
+    # Behind a load balancer set NUM_PROXIES so the client IP is read from X-Forwarded-For;
+    # 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+}
+
+# Per client IP on order confirmation, per developer key on cancel, update and read ("N/s|m|h|d").
+API_THROTTLE_RATES = {
+    "order_confirmation": env("THROTTLE_ORDER_CONFIRMATION", default="1200/min"),
+    "developer_key": env("THROTTLE_DEVELOPER_KEY", default="6000/min"),
 }
 
 SPECTACULAR_SETTINGS = {

@@ -11,6 +11,8 @@ from tests import factories
 def _fast_and_clean(settings):
     """Fast password hashing; an empty cache so brand resolution is read from each test's data."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Login lockout has its own tests (tests/brands/test_login_lockout.py); elsewhere it stays out of the way.
+    settings.AXES_ENABLED = False
     cache.clear()
     yield
     cache.clear()
