@@ -1,0 +1,114 @@
+"""Nothing is lost when the database goes away: the app runs against PostgreSQL through a TCP
+proxy the test controls; the proxy is cut while orders, cancels and updates arrive, restored, the
+spool is replayed, and every event and commission is found exactly once."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import close_old_connections, connection
+
+from attribution import spool
+from attribution.models import Commission, Order
+from attribution.replay import replay_all
+from health.models import OutcomeEvent
+from tests.factories import CommissionFactory, OrderFactory, issue_key
+from tests.tcp_proxy import TcpProxy
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def app_through_proxy(postgres_only, settings, tmp_path):
+    settings.SPOOL_DIR = tmp_path / "spool"
+    real = connection.settings_dict
+    proxy = TcpProxy(real["HOST"] or "127.0.0.1", int(real["PORT"] or 5432)).start()
+    original_port = real["PORT"]
+    connection.close()
+    real["PORT"] = str(proxy.port)
+    yield proxy
+    proxy.stop()
+    connection.close()
+    real["PORT"] = original_port
+
+
+@pytest.fixture
+def send(api):
+    """POST as a production worker would: Django checks its connection before each request
+    (close_old_connections on request_started), which the test client switches off."""
+
+    def post(path, body, **kwargs):
+        close_old_connections()
+        return api.post(path, body, **kwargs)
+
+    return post
+
+
+def _order(prop, order_id):
+    return {
+        "orderAmount": "80.00",
+        "orderId": order_id,
+        "currency": "USD",
+        "page_url": f"https://{prop.host}/t",
+    }
+
+
+def test_events_sent_while_the_database_is_unreachable_are_replayed_exactly_once(
+    send, prop, creator, app_through_proxy
+):
+    proxy = app_through_proxy
+    code = "OUTAGE10"
+    from tests.factories import DiscountCodeFactory
+
+    DiscountCodeFactory(brand=prop.brand, code=code, creator=creator)
+    _, key = issue_key(prop.brand)
+    to_cancel = CommissionFactory(order=OrderFactory(brand=prop.brand, order_id="OLD-1"), creator=creator)
+    to_update = CommissionFactory(
+        order=OrderFactory(brand=prop.brand, order_id="OLD-2", amount=Decimal("100")), creator=creator
+    )
+
+    before = [send("/api/order_confirmation", {**_order(prop, f"B-{n}"), "code": code}) for n in range(3)]
+    assert [r.json()["outcome"] for r in before] == ["tracked"] * 3
+
+    proxy.cut()
+    during = [send("/api/order_confirmation", {**_order(prop, f"D-{n}"), "code": code}) for n in range(3)]
+    during.append(send("/api/order_confirmation", {**_order(prop, "B-0"), "code": code}))  # a repeat
+    during.append(send("/api/Affiliates/cancel", {"order_id": "OLD-1"}, key=key))
+    during.append(
+        send(
+            "/api/Affiliates/update",
+            {"order_id": "OLD-2", "new_order_amount": "40", "currency": "USD"},
+            key=key,
+        )
+    )
+    proxy.restore()
+
+    assert all(r.status_code == 200 for r in during), [r.content for r in during]
+    assert {r.json()["outcome"] for r in during} <= {"insert_failed", "handler_error"}
+    assert spool.pending_count() == len(during)
+
+    after = send("/api/order_confirmation", {**_order(prop, "A-0"), "code": code})
+    assert after.json()["outcome"] == "tracked"
+
+    summary = replay_all()
+    assert (summary.replayed, summary.still_failing) == (len(during), 0)
+    again = replay_all()
+    assert again.replayed == 0
+
+    live_ids = ["B-0", "B-1", "B-2", "D-0", "D-1", "D-2", "A-0"]
+    for order_id in live_ids:
+        assert Order.objects.filter(order_id=order_id).count() == 1, order_id
+        assert Commission.objects.filter(order__order_id=order_id).count() == 1, order_id
+    to_cancel.refresh_from_db()
+    to_update.refresh_from_db()
+    assert to_cancel.state == "cancelled"
+    assert to_update.amount == Decimal("4.00")
+    assert to_update.amount_changes.count() == 1
+
+    real_outcomes = OutcomeEvent.objects.exclude(outcome__in=["insert_failed", "handler_error"])
+    assert sorted(
+        real_outcomes.filter(endpoint="order_confirmation").values_list("order_id", flat=True)
+    ) == sorted([*live_ids, "B-0"])
+    assert real_outcomes.get(order_id="B-0", outcome="duplicate_order")
+    assert real_outcomes.get(endpoint="cancel").outcome == "tracked"
+    assert real_outcomes.get(endpoint="update").outcome == "tracked"
+    assert spool.pending_count() == 0
