@@ -13,7 +13,7 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 DEBUG = env.bool("DEBUG", default=True)
 
 _DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production-0123456789abcdef"
-SECRET_KEY = env("SECRET_KEY", default=_DEV_SECRET_KEY if DEBUG else None)
+SECRET_KEY = env("SECRET_KEY", default="") or (_DEV_SECRET_KEY if DEBUG else "")
 if not SECRET_KEY:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false.")
 
@@ -36,7 +36,7 @@ else:
     _db.setdefault("OPTIONS", {})["timeout"] = 20
 
 CACHES = {
-    "default": env.cache("REDIS_URL", default="locmemcache://attribution")
+    "default": env.cache("REDIS_URL")
     if env("REDIS_URL", default="")
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "attribution"}
 }
