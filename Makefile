@@ -26,5 +26,14 @@ test: $(STAMP)
 	$(BIN)/python manage.py makemigrations --check --dry-run -v1
 	$(BIN)/python -m pytest
 
+# Benchmarks need PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/attribution_bench)
+# and wrk (Debian package `wrk`, installed here when missing).
+bench: $(STAMP)
+	@command -v wrk >/dev/null || (apt-get install -y -qq wrk >/dev/null 2>&1) || (echo "install wrk (apt-get install wrk)"; exit 1)
+	$(BIN)/python bench/run.py
+
+bench-health: $(STAMP)
+	$(BIN)/python bench/health.py
+
 clean:
 	rm -rf $(VENV) db.sqlite3 demo-world.json staticfiles

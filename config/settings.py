@@ -194,6 +194,9 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
 
+# Wires the benchmark's baseline view (config/bench.py); `make bench` sets it, production never does.
+BENCHMARK = env.bool("BENCHMARK", default=False)
+
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,

@@ -1,9 +1,14 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from attribution import links
 from attribution.views import api_not_found
+
+# Creator links (reverse as "links:follow"). A trailing slash is accepted: some apps append one.
+link_patterns = [re_path(r"^(?P<code>[A-Za-z0-9_-]{1,64})/?$", links.follow, name="follow")]
 
 urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -14,4 +19,10 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("health/", include("health.urls")),
+    path("l/", include((link_patterns, "links"))),
 ]
+
+if settings.BENCHMARK:
+    from config.bench import baseline
+
+    urlpatterns.insert(0, path("bench/baseline", baseline))
