@@ -1,9 +1,33 @@
-"""Clicks, orders and commissions for account managers. Orders and commissions are read-only here:
+"""Creator links, clicks, orders and commissions for account managers. Orders and commissions are read-only here:
 they change only through the API's services, so their history stays complete."""
 
 from django.contrib import admin
+from django.db import models
+from django.urls import reverse
+from django.utils.html import format_html
 
-from .models import AmountChange, Click, Commission, Order
+from .models import AmountChange, Click, Commission, CreatorLink, Order
+
+
+@admin.register(CreatorLink)
+class CreatorLinkAdmin(admin.ModelAdmin):
+    """Links are checked on save (CreatorLink.clean): the destination must be a property of the brand."""
+
+    list_display = ["code", "short_link", "brand", "creator", "destination_url", "discount_code", "is_active"]
+    list_filter = ["is_active", "brand"]
+    list_select_related = ["brand", "creator", "discount_code"]
+    search_fields = ["code", "creator__name", "destination_url", "brand__name"]
+    autocomplete_fields = ["brand", "creator", "discount_code"]
+    readonly_fields = ["created_at"]
+    date_hierarchy = "created_at"
+    fields = ["brand", "creator", "code", "destination_url", "discount_code", "is_active", "created_at"]
+    # A destination typed without a scheme is a brand's https page, never http.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    @admin.display(description="link")
+    def short_link(self, obj):
+        path = reverse("links:follow", args=[obj.code])
+        return format_html('<a href="{}" rel="noopener" target="_blank">{}</a>', path, path)
 
 
 @admin.register(Click)

@@ -35,6 +35,9 @@ class OutcomeEvent(models.Model):
 
     class Meta:
         indexes = [
+            # Health events list and export without filters: a brand's events newest first, with the
+            # id as tie-break so keyset pages ("older than (received_at, id)") are one index range.
+            models.Index(fields=["brand", "-received_at", "-id"], name="outcome_brand_time_id_idx"),
             # Health events list: a brand's events newest first, optionally narrowed by namespace.
             models.Index(fields=["brand", "is_test", "-received_at"], name="outcome_brand_test_time_idx"),
             # Health events list filtered by outcome, and "last tracked" on the overview.
@@ -43,6 +46,8 @@ class OutcomeEvent(models.Model):
             models.Index(fields=["brand", "endpoint", "-received_at"], name="outcome_brand_endpoint_idx"),
             # Search on order id within a brand.
             models.Index(fields=["brand", "order_id"], name="outcome_brand_order_idx"),
+            # Admin search by order id across brands (account managers rarely know the brand's id first).
+            models.Index(fields=["order_id"], name="outcome_order_idx"),
             # Join from an amount change to its request.
             models.Index(fields=["request_id"], name="outcome_request_idx"),
             # Admin list for account managers across brands, and retention pruning.
@@ -72,8 +77,31 @@ class DailyOutcomeCount(models.Model):
         ]
 
 
+class HourlyOutcomeCount(models.Model):
+    """The same counts per hour: what the overview's rolling "last 24 hours" reads (pruned after 2 days)."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
+    hour = models.DateTimeField()  # start of the hour, UTC
+    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    outcome = models.CharField(max_length=32)
+    is_test = models.BooleanField(default=False)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # Also the index behind the overview's per-brand read of the last 24 hours.
+            models.UniqueConstraint(
+                fields=["brand", "hour", "endpoint", "outcome", "is_test"], name="hourly_count_unique"
+            ),
+        ]
+        indexes = [
+            # Retention: drop hours older than the rolling window across brands.
+            models.Index(fields=["hour"], name="hourly_count_hour_idx"),
+        ]
+
+
 class RollupWatermark(models.Model):
-    """The last outcome event folded into the daily counts (a single row)."""
+    """The last outcome event folded into the daily and hourly counts (a single row, health.rollup)."""
 
     last_event_id = models.BigIntegerField(default=0)
     updated_at = models.DateTimeField(default=timezone.now)

@@ -1,9 +1,16 @@
+"""Tracking health pages (decision D15). New pages of the brand area add a path here and a link in
+templates/base.html's nav."""
+
 from django.urls import path
 
-from . import views
+from . import setup, views
 
 app_name = "health"
 
 urlpatterns = [
     path("", views.overview, name="overview"),
+    path("events/", views.events, name="events"),
+    path("events/<int:pk>/", views.event, name="event"),
+    path("export.csv", views.export, name="export"),
+    path("setup/", setup.setup_page, name="setup"),
 ]

@@ -1,0 +1,58 @@
+"""CSV export of the events list, produced row by row so a large export never sits in memory."""
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+
+from .overview import info_of
+
+HEADER = [
+    "received_at",
+    "endpoint",
+    "order_id",
+    "outcome",
+    "outcome_label",
+    "http_status",
+    "namespace",
+    "event_id",
+    "request_id",
+    "warnings",
+]
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value) -> str:
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for csv.writer inside a generator."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(rows: Iterable[dict]) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    yield writer.writerow(HEADER)
+    for row in rows:
+        info = info_of(row["outcome"])
+        yield writer.writerow(
+            [
+                safe_cell(value)
+                for value in (
+                    row["received_at"].isoformat(),
+                    row["endpoint"],
+                    row["order_id"],
+                    row["outcome"],
+                    info.label if info else "",
+                    row["http_status"],
+                    "test" if row["is_test"] else "live",
+                    row["id"],
+                    row["request_id"],
+                    json.dumps(row["warnings"], ensure_ascii=False) if row["warnings"] else "",
+                )
+            ]
+        )

@@ -1,0 +1,23 @@
+"""Small display helpers for the health pages."""
+
+from django import template
+from django.utils.timesince import timesince
+
+register = template.Library()
+
+
+@register.filter
+def ago(value, now):
+    """'3 hours ago': only the largest unit, so status cards stay on one line."""
+    if not value:
+        return ""
+    return f"{timesince(value, now, depth=1)} ago"
+
+
+@register.filter
+def num(value):
+    """1234567 -> '1,234,567' (independent of locale settings, like the codes beside it)."""
+    try:
+        return f"{int(value):,}"
+    except (TypeError, ValueError):
+        return value

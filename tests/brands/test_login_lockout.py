@@ -1,0 +1,42 @@
+"""Repeated failed sign-ins lock that username out from that address (django-axes)."""
+
+import pytest
+
+from tests.factories import MembershipFactory, UserFactory
+
+
+@pytest.fixture(autouse=True)
+def lockout_on(settings):
+    settings.AXES_ENABLED = True
+    settings.AXES_FAILURE_LIMIT = 3
+
+
+@pytest.mark.parametrize("login_path", ["/accounts/login/", "/admin/login/"])
+def test_the_third_failed_attempt_locks_the_user_out_even_with_the_right_password(client, brand, login_path):
+    user = MembershipFactory(brand=brand, user=UserFactory(username="alice", is_staff=True)).user
+    for _ in range(3):
+        client.post(login_path, {"username": "alice", "password": "wrong"}, REMOTE_ADDR="198.51.100.7")
+
+    response = client.post(
+        login_path, {"username": "alice", "password": "pw-for-tests"}, REMOTE_ADDR="198.51.100.7"
+    )
+
+    assert response.status_code == 429
+    assert b"paused" in response.content
+    assert "_auth_user_id" not in client.session
+    assert user.is_active
+
+
+def test_a_lockout_from_one_address_does_not_lock_the_user_out_elsewhere(client, brand):
+    MembershipFactory(brand=brand, user=UserFactory(username="alice"))
+    for _ in range(3):
+        client.post(
+            "/accounts/login/", {"username": "alice", "password": "wrong"}, REMOTE_ADDR="198.51.100.7"
+        )
+
+    response = client.post(
+        "/accounts/login/", {"username": "alice", "password": "pw-for-tests"}, REMOTE_ADDR="192.0.2.10"
+    )
+
+    assert response.status_code == 302
+    assert "_auth_user_id" in client.session

@@ -1,0 +1,75 @@
+"""People and events for the health page tests: alice (Acme's user), bob (Globex's user), a staff
+account manager, and events written through health.recording like the API writes them."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from attribution.outcomes import OUTCOMES, Outcome
+from health.recording import EventRecord, record
+from tests import factories
+
+
+@pytest.fixture
+def now():
+    return timezone.now()
+
+
+@pytest.fixture
+def alice(brand):
+    return factories.MembershipFactory(brand=brand, user__username="alice").user
+
+
+@pytest.fixture
+def bob(other_brand):
+    return factories.MembershipFactory(brand=other_brand, user__username="bob").user
+
+
+@pytest.fixture
+def staff(db):
+    return factories.UserFactory(username="manager", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def alice_client(client, alice):
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def make_event(now):
+    """Write one outcome event the way the API does; `ago` is how long before now it was received."""
+
+    def make(
+        brand,
+        outcome=Outcome.TRACKED,
+        *,
+        endpoint="order_confirmation",
+        ago=timedelta(hours=1),
+        received_at=None,
+        recorded_at=None,
+        is_test=False,
+        order_id="ORD-1",
+        http_status=None,
+        request_body=None,
+        response_body=None,
+        warnings=None,
+    ):
+        return record(
+            EventRecord(
+                endpoint=endpoint,
+                outcome=str(outcome),
+                http_status=http_status or OUTCOMES[Outcome(outcome)].status,
+                received_at=received_at or now - ago,
+                recorded_at=recorded_at,
+                brand_id=brand.pk if brand else None,
+                order_id=order_id,
+                is_test=is_test,
+                request_body=request_body if request_body is not None else {"orderId": order_id},
+                response_body=response_body,
+                warnings=warnings or [],
+            )
+        )
+
+    return make

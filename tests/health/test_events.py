@@ -1,0 +1,188 @@
+"""/health/events/: the brand's events, newest first, filtered and paged by keyset."""
+
+from datetime import UTC, timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+import health.views
+from attribution.outcomes import Outcome
+from health.models import OutcomeEvent
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+URL = reverse("health:events")
+
+
+def order_ids(response) -> list[str]:
+    return [row["order_id"] for row in response.context["page"].rows]
+
+
+def test_anonymous_is_sent_to_sign_in(client):
+    response = client.get(URL)
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_it_lists_the_brands_events_newest_first(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED, ago=timedelta(hours=3), order_id="A-old")
+    make_event(brand, Outcome.DUPLICATE_ORDER, ago=timedelta(hours=1), order_id="A-new")
+    make_event(brand, Outcome.TRACKED, endpoint="cancel", ago=timedelta(hours=2), order_id="A-mid")
+
+    response = alice_client.get(URL)
+
+    assert response.status_code == 200
+    assert order_ids(response) == ["A-new", "A-mid", "A-old"]
+    newest = response.context["page"].rows[0]
+    assert (newest["endpoint"], newest["outcome"], newest["http_status"]) == (
+        "order_confirmation",
+        "duplicate_order",
+        400,
+    )
+    html = response.content.decode()
+    assert "duplicate_order" in html and ">400<" in html and "Cancel" in html
+
+
+def test_a_brand_user_never_sees_another_brands_rows(alice_client, brand, other_brand, make_event):
+    make_event(brand, order_id="ACME-1")
+    make_event(other_brand, order_id="GLOBEX-1")
+
+    response = alice_client.get(URL)
+
+    assert order_ids(response) == ["ACME-1"]
+    assert b"GLOBEX-1" not in response.content
+    # Not even by searching for it.
+    assert order_ids(alice_client.get(URL, {"order_id": "GLOBEX-1"})) == []
+
+
+def test_a_brand_user_asking_for_another_brand_gets_404(alice_client, other_brand):
+    assert alice_client.get(URL, {"brand": other_brand.pk}).status_code == 404
+
+
+def test_staff_can_pick_any_brand(client, staff, brand, other_brand, make_event):
+    make_event(other_brand, order_id="GLOBEX-1")
+    client.force_login(staff)
+
+    response = client.get(URL, {"brand": other_brand.pk})
+
+    assert order_ids(response) == ["GLOBEX-1"]
+
+
+@pytest.fixture
+def mixed(brand, make_event):
+    make_event(brand, Outcome.TRACKED, order_id="live-tracked", ago=timedelta(hours=1))
+    make_event(brand, Outcome.DUPLICATE_ORDER, order_id="live-dup", ago=timedelta(hours=2))
+    make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="live-cancel", ago=timedelta(hours=3))
+    make_event(brand, Outcome.TRACKED, is_test=True, order_id="test-tracked", ago=timedelta(hours=4))
+    make_event(brand, Outcome.NO_ATTRIBUTION, order_id="old", ago=timedelta(days=10))
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"outcome": "tracked"}, ["live-tracked", "live-cancel", "test-tracked"]),
+        ({"outcome": "duplicate_order"}, ["live-dup"]),
+        ({"endpoint": "cancel"}, ["live-cancel"]),
+        ({"endpoint": "order_confirmation", "outcome": "tracked"}, ["live-tracked", "test-tracked"]),
+        ({"ns": "test"}, ["test-tracked"]),
+        ({"ns": "live"}, ["live-tracked", "live-dup", "live-cancel", "old"]),
+        ({"order_id": "live-dup"}, ["live-dup"]),
+        ({"order_id": "live"}, []),  # exact match, not a substring search
+    ],
+)
+def test_filters(alice_client, mixed, params, expected):
+    assert order_ids(alice_client.get(URL, params)) == expected
+
+
+def test_date_range_filter_takes_whole_utc_days(alice_client, brand, make_event, now):
+    today = now.astimezone(UTC).date()
+    make_event(brand, order_id="two-days-ago", ago=timedelta(days=2))
+    make_event(brand, order_id="ten-days-ago", ago=timedelta(days=10))
+
+    both = alice_client.get(URL, {"from": today - timedelta(days=10), "to": today})
+    recent = alice_client.get(URL, {"from": today - timedelta(days=3)})
+    older = alice_client.get(URL, {"to": today - timedelta(days=5)})
+
+    assert order_ids(both) == ["two-days-ago", "ten-days-ago"]
+    assert order_ids(recent) == ["two-days-ago"]
+    assert order_ids(older) == ["ten-days-ago"]
+
+
+def test_invalid_filters_are_explained_and_list_nothing(alice_client, brand, make_event):
+    make_event(brand)
+
+    response = alice_client.get(URL, {"outcome": "no_such_code", "from": "yesterday"})
+
+    assert response.context["page"] is None
+    assert b"Select a valid choice" in response.content
+    assert b"Enter a valid date" in response.content
+
+
+def test_pages_go_older_and_back_newer_by_keyset(alice_client, brand, make_event, now, monkeypatch):
+    same_time = now - timedelta(hours=1)
+    for i in range(7):  # ties on received_at are ordered by id
+        make_event(brand, order_id=f"E{i}", received_at=same_time)
+    for i in range(7, 12):
+        make_event(brand, order_id=f"E{i}", received_at=same_time - timedelta(minutes=i))
+
+    monkeypatch.setattr(health.views, "EVENTS_PER_PAGE", 5)
+
+    first = alice_client.get(URL)
+    second = alice_client.get(URL, {"older": first.context["page"].older.encode()})
+    third = alice_client.get(URL, {"older": second.context["page"].older.encode()})
+    back = alice_client.get(URL, {"newer": third.context["page"].newer.encode()})
+    top = alice_client.get(URL, {"newer": back.context["page"].newer.encode()})
+
+    assert order_ids(first) == ["E6", "E5", "E4", "E3", "E2"]
+    assert first.context["page"].newer is None
+    assert order_ids(second) == ["E1", "E0", "E7", "E8", "E9"]
+    assert order_ids(third) == ["E10", "E11"]
+    assert third.context["page"].older is None
+    assert order_ids(back) == order_ids(second)
+    assert order_ids(top) == order_ids(first)
+    assert top.context["page"].newer is None
+    assert b"Older" in first.content and b"Newer" in second.content
+
+
+def test_a_mangled_cursor_shows_the_first_page(alice_client, brand, make_event):
+    make_event(brand, order_id="A-1")
+
+    assert order_ids(alice_client.get(URL, {"older": "abc.def"})) == ["A-1"]
+
+
+def test_hostile_values_are_shown_escaped(alice_client, brand, make_event):
+    make_event(brand, Outcome.INVALID_ORDER_AMOUNT, order_id="<script>alert(1)</script>")
+
+    html = alice_client.get(URL).content.decode()
+
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_number_of_queries_does_not_grow_with_events(alice_client, brand, make_event):
+    def measure(n):
+        OutcomeEvent.objects.all().delete()
+        for i in range(n):
+            make_event(brand, order_id=f"A-{i}", ago=timedelta(minutes=i))
+        with CaptureQueriesContext(connection) as queries:
+            response = alice_client.get(URL, {"ns": "live"})
+        assert len(response.context["page"].rows) == min(n, 50)
+        return len(queries)
+
+    alice_client.get(URL)
+    assert measure(5) == measure(60)
+
+
+def test_a_user_of_several_brands_lists_the_picked_one(client, brand, other_brand, make_event):
+    user = factories.MembershipFactory(brand=brand).user
+    factories.MembershipFactory(brand=other_brand, user=user)
+    make_event(brand, order_id="ACME-1")
+    make_event(other_brand, order_id="GLOBEX-1")
+    client.force_login(user)
+
+    assert order_ids(client.get(URL, {"brand": other_brand.pk})) == ["GLOBEX-1"]
+    assert order_ids(client.get(URL, {"brand": brand.pk})) == ["ACME-1"]

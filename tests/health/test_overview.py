@@ -1,0 +1,319 @@
+"""/health/: the tracking health overview of one brand."""
+
+from datetime import UTC, timedelta
+
+import pytest
+from django.contrib.staticfiles import finders
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from attribution.outcomes import OUTCOMES, Outcome
+from health.models import DailyOutcomeCount, OutcomeEvent
+from health.rollup import roll_up
+from tests import factories
+from tests.health.helpers import raw_counts, shown_counts
+
+pytestmark = pytest.mark.django_db
+
+URL = reverse("health:overview")
+
+
+@pytest.fixture
+def old(now):
+    return now - timedelta(hours=1)
+
+
+def test_anonymous_is_sent_to_sign_in(client):
+    response = client.get(URL)
+
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('login')}?next={URL}"
+
+
+def test_a_user_without_a_brand_is_told_to_ask_for_access(client, db):
+    client.force_login(factories.UserFactory(username="nobody"))
+
+    response = client.get(URL)
+
+    assert response.status_code == 403
+    assert b"No brand linked to your account" in response.content
+
+
+def test_it_shows_the_users_brand(alice_client, brand):
+    response = alice_client.get(URL)
+
+    assert response.status_code == 200
+    assert response.context["brand"] == brand
+    assert response.context["brand_choices"] == []  # one brand: nothing to pick
+    assert b'name="brand"' not in response.content
+
+
+@pytest.mark.parametrize("period", ["24h", "7d", "30d"])
+def test_counts_match_the_raw_log_rolled_up_or_not(alice_client, brand, make_event, now, old, period):
+    make_event(brand, Outcome.TRACKED, ago=timedelta(hours=2), recorded_at=old)
+    make_event(brand, Outcome.TRACKED, ago=timedelta(hours=3), recorded_at=old)
+    make_event(brand, Outcome.NO_ATTRIBUTION, ago=timedelta(days=2), recorded_at=old)
+    make_event(brand, Outcome.TRACKED, endpoint="cancel", ago=timedelta(days=5), recorded_at=old)
+    make_event(brand, Outcome.ORDER_NOT_FOUND, endpoint="update", ago=timedelta(days=20), recorded_at=old)
+    make_event(brand, Outcome.TRACKED, ago=timedelta(days=40), recorded_at=old)  # outside every preset
+    roll_up(now=now)
+    # Not rolled up yet: just recorded (inside the safety lag), one of them a late replay.
+    make_event(brand, Outcome.DUPLICATE_ORDER, ago=timedelta(minutes=30))
+    make_event(brand, Outcome.INVALID_ORDER_AMOUNT, ago=timedelta(days=6))
+    make_event(brand, Outcome.TRACKED, ago=timedelta(hours=1), is_test=True)
+
+    response = alice_client.get(URL, {"period": period})
+
+    shown = response.context["period"]
+    assert shown.key == period
+    expected = raw_counts(brand, start=shown.start, end=shown.end, is_test=False)
+    assert shown_counts(response.context["summary"]) == expected
+    assert sum(expected.values()) >= 2
+
+
+def test_a_custom_period_counts_whole_days(alice_client, brand, make_event, now, old):
+    make_event(brand, ago=timedelta(days=3), recorded_at=old)
+    make_event(brand, ago=timedelta(days=4), recorded_at=old)
+    make_event(brand, ago=timedelta(days=9))
+    today = now.astimezone(UTC).date()
+    first, last = today - timedelta(days=10), today - timedelta(days=3)
+
+    response = alice_client.get(URL, {"period": "custom", "from": first, "to": last})
+
+    period = response.context["period"]
+    assert (period.key, period.first_day, period.last_day) == ("custom", first, last)
+    summary = response.context["summary"]
+    assert shown_counts(summary) == raw_counts(brand, start=period.start, end=period.end, is_test=False)
+    assert summary.total == 3
+    assert len(summary.chart.bars) == 8
+
+
+def test_a_custom_period_with_dates_reversed_falls_back_and_says_why(alice_client, now):
+    today = now.astimezone(UTC).date()
+
+    response = alice_client.get(URL, {"period": "custom", "from": today, "to": today - timedelta(days=2)})
+
+    assert response.context["period"].key == "7d"
+    assert b"The start date must not be after the end date." in response.content
+
+
+def test_test_events_are_never_in_live_figures(alice_client, brand, make_event, old):
+    make_event(brand, Outcome.TRACKED, recorded_at=old)
+    make_event(brand, Outcome.TRACKED, is_test=True, recorded_at=old)
+    make_event(brand, Outcome.UNREGISTERED_CODE, is_test=True)
+
+    live = alice_client.get(URL).context["summary"]
+    test = alice_client.get(URL, {"ns": "test"}).context["summary"]
+
+    assert (live.total, live.orders_tracked, live.other_namespace_total) == (1, 1, 2)
+    assert [line.code for line in live.outcome_lines] == ["tracked"]
+    assert (test.total, test.orders_tracked, test.other_namespace_total) == (2, 1, 1)
+    assert {line.code for line in test.outcome_lines} == {"tracked", "unregistered_code"}
+
+
+def test_it_shows_the_share_of_order_confirmations_tracked(alice_client, brand, make_event):
+    for outcome in [Outcome.TRACKED, Outcome.NO_ATTRIBUTION, Outcome.NO_ATTRIBUTION, Outcome.DUPLICATE_ORDER]:
+        make_event(brand, outcome)
+    make_event(brand, Outcome.TRACKED, endpoint="cancel")  # not an order confirmation
+
+    response = alice_client.get(URL)
+
+    summary = response.context["summary"]
+    assert (summary.orders_tracked, summary.orders_total, summary.tracked_share) == (1, 4, 25.0)
+    assert b"25.0%" in response.content
+
+
+def test_outcomes_needing_action_come_first_with_their_fix(alice_client, brand, make_event):
+    for _ in range(5):
+        make_event(brand, Outcome.NO_ATTRIBUTION)
+    make_event(brand, Outcome.TRACKED)
+    make_event(brand, Outcome.INVALID_ORDER_AMOUNT)
+    make_event(brand, Outcome.HANDLER_ERROR)  # a service-side fault: nothing for the brand to do
+
+    response = alice_client.get(URL)
+
+    summary = response.context["summary"]
+    assert [line.code for line in summary.action_lines] == ["invalid_order_amount"]
+    assert summary.outcome_lines[0].code == "invalid_order_amount"
+    html = response.content.decode()
+    fix = OUTCOMES[Outcome.INVALID_ORDER_AMOUNT].fix
+    assert fix in html
+    assert html.index(fix) < html.index("Events per day")
+    assert OUTCOMES[Outcome.HANDLER_ERROR].fix not in html
+
+
+def test_codes_are_shown_exactly_beside_their_labels(alice_client, brand, make_event):
+    make_event(brand, Outcome.UNREGISTERED_CODE)
+
+    html = alice_client.get(URL).content.decode()
+
+    assert '<code class="code">unregistered_code</code>' in html
+    assert OUTCOMES[Outcome.UNREGISTERED_CODE].label in html
+
+
+def test_the_chart_is_inline_svg_with_one_bar_per_day(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED, ago=timedelta(days=1))
+    make_event(brand, Outcome.DUPLICATE_ORDER, ago=timedelta(days=1))
+
+    response = alice_client.get(URL, {"period": "7d"})
+
+    html = response.content.decode()
+    assert html.count("<svg") == 1 and "<script" not in html
+    chart = response.context["summary"].chart
+    assert len(chart.bars) == 7
+    assert sorted(s.group for bar in chart.bars for s in bar.segments) == ["action", "tracked"]
+    assert html.count('<rect class="g-') == 2
+
+
+def test_the_24_hour_chart_has_one_bar_per_hour(alice_client, brand, make_event):
+    make_event(brand, ago=timedelta(hours=3))
+
+    response = alice_client.get(URL, {"period": "24h"})
+
+    assert len(response.context["summary"].chart.bars) == 24
+    assert response.context["summary"].total == 1
+
+
+def test_a_brand_user_never_sees_another_brands_counts(alice_client, brand, other_brand, make_event):
+    make_event(brand, Outcome.TRACKED)
+    make_event(other_brand, Outcome.EXPIRED_CLICK, order_id="GLOBEX-1")
+    make_event(other_brand, Outcome.EXPIRED_CLICK, endpoint="update")
+
+    response = alice_client.get(URL)
+
+    summary = response.context["summary"]
+    assert summary.total == 1
+    assert b"expired_click" not in response.content
+    assert b"Globex" not in response.content
+
+
+def test_a_brand_user_asking_for_another_brand_gets_404(alice_client, other_brand):
+    assert alice_client.get(URL, {"brand": other_brand.pk}).status_code == 404
+    assert alice_client.get(URL, {"brand": "not-a-number"}).status_code == 404
+
+
+def test_staff_can_pick_any_brand(client, staff, brand, other_brand, make_event):
+    make_event(other_brand, Outcome.EXPIRED_CLICK)
+    client.force_login(staff)
+
+    response = client.get(URL, {"brand": other_brand.pk})
+
+    assert response.status_code == 200
+    assert response.context["brand"] == other_brand
+    assert response.context["summary"].total == 1
+    assert set(response.context["brand_choices"]) == {brand, other_brand}
+    # The pick is remembered for the next page without ?brand=.
+    assert client.get(URL).context["brand"] == other_brand
+
+
+def test_a_user_of_several_brands_picks_between_them_only(client, brand, other_brand):
+    third = factories.BrandFactory(name="Initech")
+    user = factories.MembershipFactory(brand=brand).user
+    factories.MembershipFactory(brand=other_brand, user=user)
+    client.force_login(user)
+
+    response = client.get(URL, {"brand": other_brand.pk})
+
+    assert response.context["brand"] == other_brand
+    assert set(response.context["brand_choices"]) == {brand, other_brand}
+    assert client.get(URL, {"brand": third.pk}).status_code == 404
+
+
+def test_status_shows_the_latest_event_of_each_kind(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED, ago=timedelta(hours=30), order_id="A-1")
+    last_order = make_event(brand, Outcome.NO_ATTRIBUTION, ago=timedelta(hours=2), order_id="A-2")
+    last_cancel = make_event(brand, Outcome.TRACKED, endpoint="cancel", ago=timedelta(hours=5))
+    make_event(brand, Outcome.TRACKED, is_test=True, ago=timedelta(minutes=1))  # test: not "last order"
+
+    status = alice_client.get(URL).context["status"]
+
+    assert status.last_order["id"] == last_order.pk
+    assert status.last_tracked["order_id"] == "A-1"
+    assert status.last_cancel["id"] == last_cancel.pk
+    assert status.last_update is None
+    assert status.last_test is not None
+
+
+def test_it_warns_when_a_usual_sender_has_sent_no_orders_for_24_hours(
+    alice_client, brand, make_event, now, old
+):
+    for day in range(2, 7):
+        make_event(brand, ago=timedelta(days=day), recorded_at=old)
+    roll_up(now=now)
+
+    response = alice_client.get(URL)
+
+    assert response.context["status"].silent
+    assert b"No order confirmations for more than 24 hours." in response.content
+
+
+def test_no_warning_for_a_brand_that_rarely_sends(alice_client, brand, make_event, now, old):
+    make_event(brand, ago=timedelta(days=3), recorded_at=old)
+    make_event(brand, ago=timedelta(days=5), recorded_at=old)
+
+    response = alice_client.get(URL)
+
+    assert not response.context["status"].silent
+    assert b"No order confirmations for more than 24 hours." not in response.content
+
+
+def test_no_warning_once_orders_arrive_again(alice_client, brand, make_event, now, old):
+    for day in range(2, 7):
+        make_event(brand, ago=timedelta(days=day), recorded_at=old)
+    make_event(brand, ago=timedelta(hours=3))
+
+    assert not alice_client.get(URL).context["status"].silent
+
+
+def test_viewing_the_overview_rolls_up_a_bounded_batch(alice_client, brand, make_event, old):
+    make_event(brand, recorded_at=old)
+    make_event(brand)  # inside the safety lag: stays in the tail
+
+    alice_client.get(URL)
+
+    assert sum(DailyOutcomeCount.objects.values_list("count", flat=True)) == 1
+
+
+def test_the_number_of_queries_does_not_grow_with_events(alice_client, brand, make_event, old):
+    def setup_and_measure(n):
+        OutcomeEvent.objects.all().delete()
+        DailyOutcomeCount.objects.all().delete()
+        for i in range(n):
+            outcome = [Outcome.TRACKED, Outcome.NO_ATTRIBUTION, Outcome.DUPLICATE_ORDER][i % 3]
+            make_event(brand, outcome, ago=timedelta(days=i % 5, hours=1), recorded_at=old)
+            make_event(brand, outcome, endpoint="cancel", ago=timedelta(hours=i % 7))
+        with CaptureQueriesContext(connection) as queries:
+            response = alice_client.get(URL)
+        assert response.status_code == 200
+        return len(queries)
+
+    alice_client.get(URL)  # the session and the watermark row exist from here on
+    assert setup_and_measure(5) == setup_and_measure(50)
+
+
+def test_pages_carry_a_sign_out_form_that_posts_with_csrf(client, alice):
+    client = type(client)(enforce_csrf_checks=True)
+    client.force_login(alice)
+
+    html = client.get(URL).content.decode()
+
+    form = html[html.index(f'action="{reverse("logout")}"') - 40 :]
+    form = form[: form.index("</form>")]
+    assert 'method="post"' in form and 'name="csrfmiddlewaretoken"' in form
+    assert client.post(reverse("logout")).status_code == 403  # no token: refused
+    token = client.cookies["csrftoken"].value
+    assert client.post(reverse("logout"), {"csrfmiddlewaretoken": token}).status_code == 302
+    assert client.get(URL).status_code == 302  # signed out
+
+
+def test_pages_load_no_script_and_nothing_from_elsewhere(alice_client, brand, make_event):
+    make_event(brand)
+
+    html = alice_client.get(URL).content.decode()
+
+    assert "<script" not in html
+    assert 'href="/static/health/health.css"' in html
+    assert finders.find("health/health.css")
+    for external in ('src="http', 'href="http', 'src="//', 'href="//'):
+        assert external not in html
