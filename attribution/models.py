@@ -22,7 +22,9 @@ class Click(models.Model):
     """A shopper's click on a creator's link, stored in the sms_click_id cookie on the brand's site."""
 
     click_id = models.CharField(max_length=36, unique=True, default=new_click_id, editable=False)
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="clicks")
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="clicks", db_index=False
+    )  # the composite indexes below start with brand
     property = models.ForeignKey(Property, on_delete=models.CASCADE, related_name="clicks")
     creator = models.ForeignKey(Creator, on_delete=models.CASCADE, related_name="clicks")
     clicked_at = models.DateTimeField(default=timezone.now)
@@ -50,7 +52,9 @@ class Attribution(models.TextChoices):
 class Order(models.Model):
     """An order confirmation that reached a 200 outcome, stored as received (decision D3)."""
 
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="orders")
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="orders", db_index=False
+    )  # the composite indexes below start with brand
     order_id = models.CharField(max_length=255)
     is_test = models.BooleanField(default=False)
     amount = models.DecimalField(max_digits=18, decimal_places=6)
@@ -105,7 +109,9 @@ class Commission(models.Model):
         State.CANCELLED: set(),
     }
 
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="commissions")
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="commissions", db_index=False
+    )  # the composite indexes below start with brand
     order = models.OneToOneField(Order, on_delete=models.CASCADE, related_name="commission")
     creator = models.ForeignKey(Creator, on_delete=models.PROTECT, related_name="commissions")
     is_test = models.BooleanField(default=False)

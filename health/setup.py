@@ -25,7 +25,7 @@ from . import queries
 from .models import Endpoint
 from .overview import info_of
 from .recording import EventRecord, record, redact_body
-from .views import NoBrand, _choose_brand, _no_brand
+from .views import NoBrand, choose_brand, no_brand_page
 
 logger = logging.getLogger(__name__)
 
@@ -97,9 +97,9 @@ def _absolute_static(request, path: str) -> str:
 @login_required
 def setup_page(request):
     try:
-        chosen = _choose_brand(request)
+        chosen = choose_brand(request)
     except NoBrand:
-        return _no_brand(request)
+        return no_brand_page(request)
     brand = chosen.brand
     hosts = list(brand.properties.order_by("host").values_list("host", flat=True))
     form = TestOrderForm(request.POST if request.method == "POST" else None, hosts=hosts)

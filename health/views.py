@@ -49,7 +49,7 @@ class NoBrand(Exception):
     """The signed-in user may not see any brand yet."""
 
 
-def _choose_brand(request, *, brand: Brand | None = None) -> BrandChoice:
+def choose_brand(request, *, brand: Brand | None = None) -> BrandChoice:
     """The brand this page shows; raises Http404 for a ?brand= the user may not see."""
     visible = queries.visible_brands(request.user)
     if not visible:
@@ -69,7 +69,7 @@ def _choose_brand(request, *, brand: Brand | None = None) -> BrandChoice:
     return BrandChoice(brand, visible if len(visible) > 1 else [])
 
 
-def _no_brand(request) -> HttpResponse:
+def no_brand_page(request) -> HttpResponse:
     return render(request, "health/no_brand.html", status=403)
 
 
@@ -77,9 +77,9 @@ def _no_brand(request) -> HttpResponse:
 @login_required
 def overview(request):
     try:
-        chosen = _choose_brand(request)
+        chosen = choose_brand(request)
     except NoBrand:
-        return _no_brand(request)
+        return no_brand_page(request)
     now = timezone.now()
     form = PeriodForm(request.GET)
     period = form.get_period(now)
@@ -116,9 +116,9 @@ def overview(request):
 @login_required
 def events(request):
     try:
-        chosen = _choose_brand(request)
+        chosen = choose_brand(request)
     except NoBrand:
-        return _no_brand(request)
+        return no_brand_page(request)
     form = EventFilterForm(request.GET)
     page = None
     if form.is_valid():
@@ -152,9 +152,9 @@ def event(request, pk: int):
         found = queries.event(brands_visible_to(request.user), pk)
         if found is None:
             raise Http404("No such event.")
-        chosen = _choose_brand(request, brand=found.brand)
+        chosen = choose_brand(request, brand=found.brand)
     except NoBrand:
-        return _no_brand(request)
+        return no_brand_page(request)
     info = info_of(found.outcome)
     return render(
         request,
@@ -173,9 +173,9 @@ def event(request, pk: int):
 @login_required
 def export(request):
     try:
-        chosen = _choose_brand(request)
+        chosen = choose_brand(request)
     except NoBrand:
-        return _no_brand(request)
+        return no_brand_page(request)
     form = EventFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse(
