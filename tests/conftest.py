@@ -8,6 +8,13 @@ from tests import factories
 
 
 @pytest.fixture(autouse=True)
+def _spool_in_tmp(settings, tmp_path):
+    """Events a test makes the database refuse are spooled under the test's own tmp dir."""
+    settings.SPOOL_DIR = tmp_path / "spool"
+    return settings.SPOOL_DIR
+
+
+@pytest.fixture(autouse=True)
 def _fast_and_clean(settings):
     """Fast password hashing; an empty cache so brand resolution is read from each test's data."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

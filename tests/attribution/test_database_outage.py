@@ -18,8 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def app_through_proxy(postgres_only, settings, tmp_path):
-    settings.SPOOL_DIR = tmp_path / "spool"
+def app_through_proxy(postgres_only):
     real = connection.settings_dict
     proxy = TcpProxy(real["HOST"] or "127.0.0.1", int(real["PORT"] or 5432)).start()
     original_port = real["PORT"]

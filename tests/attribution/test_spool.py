@@ -17,10 +17,9 @@ from tests.factories import ClickFactory, CommissionFactory, OrderFactory, issue
 ORDER_PATH = "/api/order_confirmation"
 
 
-@pytest.fixture(autouse=True)
-def spool_in_tmp(settings, tmp_path):
-    settings.SPOOL_DIR = tmp_path / "spool"
-    return settings.SPOOL_DIR
+@pytest.fixture
+def spool_in_tmp(_spool_in_tmp):
+    return _spool_in_tmp
 
 
 def _order(prop, **fields):

@@ -1,0 +1,104 @@
+"""Shared setup of the cancel, update and read API tests (sections 4.2, 4.3, 5; decision D14).
+
+The callers: alice holds a developer key of brand Acme (the `brand` fixture), bob one of brand
+Globex (`other_brand`), and an anonymous caller sends no key. Commissions are built in a known
+state on their order, with the amounts a reader needs spelled out.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from attribution.models import Commission
+from attribution.services import commission_amount
+from brands.models import Brand, DeveloperKey
+from health.models import OutcomeEvent
+from tests import factories
+
+CANCEL = "/api/Affiliates/cancel"
+UPDATE = "/api/Affiliates/update"
+CREATED_AT = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def order_url(order_id: str, *, test: bool = False) -> str:
+    return f"/api/Affiliates/orders/{order_id}" + ("?test=true" if test else "")
+
+
+@dataclass(frozen=True)
+class Caller:
+    brand: Brand
+    key: DeveloperKey
+    plaintext: str
+
+    @property
+    def headers(self) -> dict:
+        return {"HTTP_AUTHORIZATION": f"Bearer {self.plaintext}"}
+
+
+def caller_of(brand: Brand, name: str) -> Caller:
+    key, plaintext = factories.issue_key(brand, name=f"{name}'s key")
+    return Caller(brand=brand, key=key, plaintext=plaintext)
+
+
+def commission_for(
+    brand: Brand,
+    *,
+    order_id: str,
+    order_amount: str = "100.00",
+    currency: str = "USD",
+    rate: str = "10",
+    is_test: bool = False,
+    state: str = Commission.State.PENDING,
+) -> Commission:
+    """A tracked order of `brand` and its commission: order amount × rate, as order confirmation makes it."""
+    order = factories.OrderFactory(
+        brand=brand,
+        order_id=order_id,
+        amount=Decimal(order_amount),
+        currency=currency,
+        is_test=is_test,
+        outcome="tracked",
+        received_at=CREATED_AT,
+    )
+    return factories.CommissionFactory(
+        order=order,
+        creator=factories.CreatorFactory(brand=brand),
+        rate_percent=Decimal(rate),
+        amount=commission_amount(Decimal(order_amount), Decimal(rate), currency),
+        state=state,
+        created_at=CREATED_AT,
+        updated_at=CREATED_AT,
+    )
+
+
+def fresh(commission: Commission) -> Commission:
+    return Commission.objects.get(pk=commission.pk)
+
+
+def the_one_event(response, *, endpoint: str) -> OutcomeEvent:
+    """The single outcome log row a request wrote; it is the row of that request and says what it answered."""
+    event = OutcomeEvent.objects.get()
+    assert event.endpoint == endpoint
+    assert event.request_id == response["X-Request-ID"]
+    assert event.http_status == response.status_code
+    assert event.response_body == response.json()
+    return event
+
+
+def assert_key_nowhere_in_the_outcome_log(plaintext: str) -> None:
+    """Decision D9: neither the key nor the Authorization header is in any column of any row."""
+    rows = list(OutcomeEvent.objects.values())
+    assert rows, "the check needs at least one outcome record to look at"
+    stored = json.dumps(rows, default=str)
+    secret = plaintext.partition(".")[2]
+    assert plaintext not in stored
+    assert secret not in stored
+
+
+def assert_key_nowhere_in_the_logs(caplog, plaintext: str) -> None:
+    assert caplog.records, "the check needs at least one log record to look at"
+    secret = plaintext.partition(".")[2]
+    for record in caplog.records:
+        seen = record.getMessage() + repr(record.__dict__)
+        assert secret not in seen
