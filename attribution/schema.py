@@ -188,3 +188,11 @@ ORDER_READ = dict(
         404: OpenApiResponse(Envelope, description="`order_not_found`: unknown, or another brand's."),
     },
 )
+
+
+def document_paths_without_trailing_slash(endpoints, **kwargs):
+    """The interface's paths have no trailing slash; the URL patterns accept one too (D11)."""
+    return [
+        (path.rstrip("/") if path.startswith("/api/") and path != "/api/" else path, regex, method, callback)
+        for path, regex, method, callback in endpoints
+    ]

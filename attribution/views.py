@@ -67,6 +67,9 @@ class EventView(APIView):
     throttle_classes = [PerClientIpThrottle]
 
     def initial(self, request, *args, **kwargs):
+        # A wrong method is not an event (D2): refuse it before authentication could answer 401.
+        if request.method not in ("POST", "OPTIONS"):
+            raise exceptions.MethodNotAllowed(request.method)
         # Receipt time before authentication and throttling, so a refused request is logged as it came.
         request.event_received_at = timezone.now()
         super().initial(request, *args, **kwargs)
@@ -200,7 +203,24 @@ class OrderConfirmationView(EventView):
     endpoint = Endpoint.ORDER_CONFIRMATION
 
     def handle(self, request, payload, received_at):
+        if getattr(request, "raw_body", None) is None:
+            payload = None  # DRF hands an empty body over as {} without calling the parser (D3 step 1)
         return services.confirm_order(payload=payload, received_at=received_at)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        result = getattr(response, "event_result", None)
+        if result is not None and result.brand_id is None and request.method == "POST":
+            # A request the service never judged (handler_error, 429) still shows in its brand's health view (D3).
+            result.brand_id = _brand_id_of_body(request)
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+def _brand_id_of_body(request) -> int | None:
+    try:
+        return services.brand_id_of_order_event(request.data)
+    except Exception:  # noqa: BLE001  (the answer is decided; a failing lookup only costs the brand column)
+        logger.warning("brand lookup for the outcome record failed", exc_info=True)
+        return None
 
 
 class _KeyedEventView(EventView):

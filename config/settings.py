@@ -168,6 +168,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "PREPROCESSING_HOOKS": ["attribution.schema.document_paths_without_trailing_slash"],
 }
 
 # Browsers post order confirmations from brands' own origins (decision D10); nothing else is CORS.

@@ -1,0 +1,121 @@
+"""What every API answer shares (D1), the OpenAPI schema and docs, the request log, and the
+production settings."""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("path", ["/api/nothing-here", "/api/Affiliates/", "/api/Affiliates/refund"])
+def test_unknown_api_paths_answer_json_404(client, db, path):
+    response = client.post(path, "{}", content_type="application/json")
+    assert response.status_code == 404
+    assert response.json() == {"success": False, "outcome": "not_found", "error": f"No endpoint at {path}."}
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/api/order_confirmation"),
+        ("put", "/api/Affiliates/cancel"),
+        ("delete", "/api/Affiliates/update"),
+    ],
+)
+def test_wrong_methods_answer_json_405_and_are_not_recorded(client, db, method, path):
+    from health.models import OutcomeEvent
+
+    response = getattr(client, method)(path)
+    assert response.status_code == 405
+    assert response.json()["success"] is False
+    assert response.json()["outcome"] == "method_not_allowed"
+    assert not OutcomeEvent.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["/api/order_confirmation", "/api/order_confirmation/"])
+def test_the_interface_paths_work_with_or_without_a_trailing_slash_and_never_redirect(client, prop, path):
+    body = {"orderAmount": 5, "orderId": path, "currency": "USD", "page_url": f"https://{prop.host}/"}
+    response = client.post(path, json.dumps(body), content_type="application/json")
+    assert response.status_code == 200
+
+
+def test_the_openapi_schema_documents_every_endpoint(client, db):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = json.loads(response.content)
+    assert set(schema["paths"]) >= {
+        "/api/order_confirmation",
+        "/api/Affiliates/cancel",
+        "/api/Affiliates/update",
+        "/api/Affiliates/orders/{order_id}",
+    }
+    assert schema["components"]["securitySchemes"]["developerKey"]["scheme"] == "bearer"
+
+
+def test_the_interactive_docs_load_their_assets_from_this_service(client, db):
+    page = client.get("/api/docs/").content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
+    assert "cdn." not in page and "unpkg" not in page
+
+
+def test_each_api_request_writes_one_json_log_line_with_what_operators_follow(client, prop, caplog):
+    body = {"orderAmount": 5, "orderId": "LOG-1", "currency": "USD", "page_url": f"https://{prop.host}/"}
+    with caplog.at_level(logging.INFO, logger="attribution.requests"):
+        response = client.post(
+            "/api/order_confirmation",
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_X_REQUEST_ID="req-12345678",
+        )
+    [line] = [r for r in caplog.records if r.name == "attribution.requests"]
+    assert response["X-Request-ID"] == "req-12345678"
+    assert (line.request_id, line.endpoint, line.brand_id, line.outcome, line.status) == (
+        "req-12345678",
+        "order_confirmation",
+        prop.brand_id,
+        "no_attribution",
+        200,
+    )
+    assert line.duration_ms >= 0
+
+
+def test_postgresql_connections_carry_a_statement_timeout(db):
+    if connection.vendor != "postgresql":
+        pytest.skip("the statement timeout is a PostgreSQL setting")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] not in ("0", "")
+
+
+def test_production_settings_pass_the_deployment_checklist():
+    env = {
+        **os.environ,
+        "DEBUG": "False",
+        "SECRET_KEY": "x" * 20 + "production-like-secret-key-for-the-check-0123456789",
+        "ALLOWED_HOSTS": "attribution.example.com",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {**os.environ, "DEBUG": "False", "SECRET_KEY": ""}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
