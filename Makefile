@@ -33,7 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 bench-health: $(STAMP)
-	$(BIN)/python bench/health.py
+	$(BIN)/python bench/health_pages.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 demo-world.json staticfiles

@@ -1,0 +1,146 @@
+"""`make bench-health`: the health pages at 1,000,000 outcome-log rows against the same pages at 1,000.
+
+Fills the outcome log of one brand with 1,000,000 events spread over 90 days (one INSERT ... SELECT
+on PostgreSQL: seconds, not hours; skipped when already there), a second brand with 1,000, rolls
+both up, then times the overview (30 days) and the first events page of each brand in-process
+(median of repeated requests after a warm-up) and prints the ratio large/small.
+"""
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LARGE, SMALL = 1_000_000, 1_000
+REPEAT, WARMUP = 15, 3
+
+OUTCOMES = [
+    "no_attribution",
+    "no_attribution",
+    "no_attribution",
+    "no_attribution",
+    "no_attribution",
+    "no_attribution",
+    "no_attribution",
+    "tracked",
+    "tracked",
+    "duplicate_order",
+    "invalid_order_amount",
+    "click_not_found",
+    "unregistered_code",
+    "expired_click",
+]
+
+
+def setup_django() -> None:
+    url = os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/attribution_bench")
+    if not url.startswith(("postgres://", "postgresql://")):
+        sys.exit(
+            "make bench-health measures the production setup: set DATABASE_URL to a PostgreSQL database."
+        )
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    sys.argv[1:] = []
+    from bench.run import ensure_database
+
+    ensure_database(url)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--noinput", verbosity=0)
+
+
+def fill(brand, count: int) -> None:
+    from django.db import connection
+
+    from health.models import OutcomeEvent
+
+    have = OutcomeEvent.objects.filter(brand=brand).count()
+    if have >= count:
+        print(f"{brand.name}: {have:,} events already there")
+        return
+    started = time.perf_counter()
+    outcomes = "ARRAY[" + ",".join(f"'{o}'" for o in OUTCOMES) + "]"
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 0")  # one bulk statement; the app's timeout is for requests
+        cursor.execute(
+            f"""
+            INSERT INTO health_outcomeevent
+                (brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at,
+                 request_id, key_prefix, request_body, response_body, warnings)
+            SELECT %s,
+                   CASE WHEN g %% 20 = 0 THEN 'cancel' WHEN g %% 20 = 1 THEN 'update' ELSE 'order_confirmation' END,
+                   ({outcomes})[1 + g %% {len(OUTCOMES)}],
+                   CASE WHEN g %% {len(OUTCOMES)} IN (9, 10, 11) THEN 400 ELSE 200 END,
+                   'ORD-' || g, g %% 50 = 0,
+                   now() - (g %% 90) * interval '1 day' - (g %% 86400) * interval '1 second',
+                   now() - interval '1 hour',
+                   md5(g::text), '',
+                   jsonb_build_object('orderId', 'ORD-' || g, 'orderAmount', '59.90', 'currency', 'USD'),
+                   jsonb_build_object('success', true, 'outcome', 'no_attribution'),
+                   '[]'::jsonb
+            FROM generate_series(%s, %s) AS g
+            """,
+            [brand.id, have + 1, count],
+        )
+        cursor.execute("RESET statement_timeout")
+    print(f"{brand.name}: inserted {count - have:,} events in {time.perf_counter() - started:.1f}s")
+
+
+def timed(client, url: str) -> float:
+    for _ in range(WARMUP):
+        assert client.get(url).status_code == 200, url
+    samples = []
+    for _ in range(REPEAT):
+        started = time.perf_counter()
+        response = client.get(url)
+        samples.append(time.perf_counter() - started)
+        assert response.status_code == 200, url
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    setup_django()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    from brands.models import Brand
+    from health.rollup import roll_up
+
+    large, _ = Brand.objects.get_or_create(name="Health bench 1M")
+    small, _ = Brand.objects.get_or_create(name="Health bench 1k")
+    fill(large, LARGE)
+    fill(small, SMALL)
+    started = time.perf_counter()
+    result = roll_up(now=None)
+    print(f"rolled up {result.events:,} events in {time.perf_counter() - started:.1f}s")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE health_outcomeevent")
+
+    user, _ = get_user_model().objects.get_or_create(username="health-bench", defaults={"is_staff": True})
+    client = Client(SERVER_NAME="127.0.0.1")
+    client.force_login(user)
+
+    pages = [
+        ("overview, 30 days", "/health/?brand={}&period=30d"),
+        ("events, first page", "/health/events/?brand={}"),
+    ]
+    print(f"\n{'page':<22} {'1k events ms':>13} {'1M events ms':>13} {'ratio':>7}")
+    worst = 0.0
+    for label, pattern in pages:
+        small_ms = timed(client, pattern.format(small.id))
+        large_ms = timed(client, pattern.format(large.id))
+        ratio = large_ms / small_ms
+        worst = max(worst, ratio)
+        print(f"{label:<22} {small_ms:>13.1f} {large_ms:>13.1f} {ratio:>7.2f}")
+    print(f"\nhealth pages at 1M events / at 1k events, worst page: {worst:.2f} (target <= 2)")
+
+
+if __name__ == "__main__":
+    main()
