@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import Subquery
 from django.db.models.functions import Lower
 
 from brands.models import DiscountCode, KnownShopper
@@ -70,8 +71,7 @@ def confirm_order(*, payload, received_at: datetime) -> Result:
             Outcome.INVALID_PARAMS, "The request body must be a JSON object with the order's fields."
         )
 
-    host_source = payload.get("domain") or payload.get("page_url")
-    resolution = resolve_host(host_source) if isinstance(host_source, str) else Resolution(host=None)
+    resolution = _resolve_event(payload)
     brand = resolution.brand
     test_flag = payload.get("test")
     result = Result(
@@ -113,6 +113,20 @@ def confirm_order(*, payload, received_at: datetime) -> Result:
         decision=decision,
         received_at=received_at,
     )
+
+
+def _resolve_event(payload: dict) -> Resolution:
+    """Decision D6: the `domain` field, when given, wins over the host of `page_url`."""
+    host_source = payload.get("domain") or payload.get("page_url")
+    return resolve_host(host_source) if isinstance(host_source, str) else Resolution(host=None)
+
+
+def brand_id_of_order_event(payload) -> int | None:
+    """The brand an order confirmation body resolves to, for the outcome record of a failed request."""
+    if not isinstance(payload, dict):
+        return None
+    brand = _resolve_event(payload).brand
+    return brand.id if brand else None
 
 
 def _set(result: Result, outcome: Outcome, text: str) -> Result:
@@ -438,9 +452,12 @@ def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Cha
 
 def _locked_commission(*, brand_id: int, change: _Change) -> Commission | None:
     """The commission of a brand's order, row-locked until the transaction ends."""
+    # The order's unique index finds the order; the scalar subquery keeps the planner from
+    # walking all of a brand's commissions when its statistics are stale.
+    order = Order.objects.filter(brand_id=brand_id, order_id=change.order_id, is_test=change.is_test)
     return (
-        Commission.objects.select_for_update(of=("self",))
-        .filter(brand_id=brand_id, is_test=change.is_test, order__order_id=change.order_id)
+        Commission.objects.select_for_update()
+        .filter(brand_id=brand_id, order_id=Subquery(order.values("pk")[:1]))
         .first()
     )
 
