@@ -22,12 +22,16 @@ MAX_ORDER_ID_LENGTH = 255
 # Amounts up to a trillion with up to six decimals; larger is a template bug, not an order.
 MAX_AMOUNT_INTEGER_DIGITS = 12
 MAX_AMOUNT_DECIMAL_PLACES = 6
+_AMOUNT_LIMIT = Decimal(10) ** MAX_AMOUNT_INTEGER_DIGITS
+_AMOUNT_QUANTUM = Decimal(1).scaleb(-MAX_AMOUNT_DECIMAL_PLACES)
 
 # Click ids are minted by the service: "clk_" and 32 lowercase hex digits. Nothing in them
 # needs escaping in a URL or a cookie, so a value that differs was altered on the way.
 CLICK_ID_PATTERN = re.compile(r"clk_[0-9a-f]{32}")
 _HOST = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
-_PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
+# Epoch milliseconds of the year 9999 are below 2.6e14; anything larger is not a timestamp.
+_EPOCH_LIMIT = Decimal(10) ** 15
+_PLAIN_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 
 
 class FieldError(ValueError):
@@ -96,8 +100,11 @@ def parse_order_id(value) -> str:
     if isinstance(value, int):
         text = str(value)
     elif isinstance(value, Decimal):
-        if value != value.to_integral_value() or not value.is_finite():
+        if not value.is_finite() or value != value.to_integral_value():
             raise FieldError("must be a string or an integer, not a number with a fraction")
+        # 1e999999999 is a valid JSON number: refuse it before int() builds a billion digits.
+        if value.adjusted() >= MAX_ORDER_ID_LENGTH:
+            raise FieldError(f"must be at most {MAX_ORDER_ID_LENGTH} characters")
         text = str(int(value))
     elif isinstance(value, str):
         text = value.strip()
@@ -130,11 +137,12 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
         raise FieldError("must be a number")
     if not amount.is_finite():
         raise FieldError("must be a finite number")
-    _, digits, exponent = amount.normalize().as_tuple()
-    decimals = max(-exponent, 0)
-    integer_digits = len(digits) + exponent if exponent >= 0 else max(len(digits) - decimals, 0)
-    if decimals > MAX_AMOUNT_DECIMAL_PLACES or integer_digits > MAX_AMOUNT_INTEGER_DIGITS:
+    # Only comparisons and a bounded quantize: normalize() overflows on the valid JSON number
+    # 1e999999999 and flushes 1e-999999999 to zero.
+    if amount.copy_abs() >= _AMOUNT_LIMIT:
         raise FieldError("is out of range")
+    if amount.quantize(_AMOUNT_QUANTUM) != amount:
+        raise FieldError(f"has more than {MAX_AMOUNT_DECIMAL_PLACES} decimal places")
     if amount < 0 or (amount == 0 and not allow_zero):
         raise FieldError("must be greater than 0" if not allow_zero else "must not be negative")
     return amount
@@ -193,11 +201,19 @@ def parse_timestamp(value) -> datetime:
                 parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
             except ValueError:
                 raise FieldError("must be an ISO 8601 timestamp or Unix epoch seconds") from None
-            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+            if parsed.tzinfo is None:
+                return parsed.replace(tzinfo=UTC)
+            try:  # 0001-01-01T00:00+01:00 parses, but is before the first storable instant in UTC
+                return parsed.astimezone(UTC)
+            except OverflowError:
+                raise FieldError("is out of range") from None
     else:
         raise FieldError("must be an ISO 8601 timestamp or Unix epoch seconds")
     if not number.is_finite():
         raise FieldError("must be a finite number")
+    # copy_abs(), not abs(): abs() rounds to the decimal context and overflows on 1e999999999.
+    if number.copy_abs() >= _EPOCH_LIMIT:
+        raise FieldError("is out of range")
     # Epoch milliseconds are 13 digits today; seconds stay below 1e11 until the year 5138.
     seconds = number / 1000 if abs(number) >= Decimal("1e11") else number
     try:

@@ -429,7 +429,7 @@ def test_a_brand_user_cannot_reach_the_links_admin(client, link, brand):
 
 def test_the_demo_worlds_link_lands_on_the_primary_property_and_its_click_tracks(client, api, tmp_path, db):
     path = tmp_path / "demo-world.json"
-    call_command("seed_demo", "--json", str(path), stdout=io.StringIO(), stderr=io.StringIO())
+    call_command("seed_demo", "--force", "--json", str(path), stdout=io.StringIO(), stderr=io.StringIO())
     world = json.loads(path.read_text())
     main = world["brands"]["main"]
 

@@ -1,0 +1,321 @@
+"""`manage.py seed_demo` (spec demo-world.md): the document, re-runs, and every outcome the README's
+curl lines claim, sent exactly as the README sends them (body built from the document).
+"""
+
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.utils import timezone
+
+from attribution.models import Click, Commission, Order
+from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+from brands.resolution import resolve_host
+from health.models import OutcomeEvent
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/order_confirmation"
+CANCEL = "/api/Affiliates/cancel"
+
+
+@pytest.fixture
+def seed(tmp_path):
+    """Run the command as `make run` does and return the document it wrote."""
+    runs = iter(range(1, 100))
+
+    def run() -> dict:
+        path = tmp_path / f"demo-world-{next(runs)}.json"
+        out = io.StringIO()
+        call_command("seed_demo", "--force", "--json", str(path), stdout=out, stderr=io.StringIO())
+        assert f"written to {path}" in out.getvalue()
+        return json.loads(path.read_text())
+
+    return run
+
+
+@pytest.fixture
+def world(seed):
+    return seed()
+
+
+def shape(value):
+    """The keys of a document, with the leaves replaced by their type."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    return type(value).__name__
+
+
+def test_the_document_has_every_key_of_the_spec(world):
+    page_urls = {"primary": "str", "secondary": "str", "unregistered": "str"}
+    brand_keys = {"name": "str", "developer_key": "str", "property_domains": "list"}
+    assert shape(world) == {
+        "brands": {
+            "main": {**brand_keys, "revoked_developer_key": "str", "page_urls": page_urls},
+            "other": {**brand_keys, "page_urls": {"primary": "str"}},
+            "handoff": {**brand_keys, "page_urls": {"primary": "str"}},
+        },
+        "clicks": dict.fromkeys(
+            ["valid", "valid_secondary", "expired", "other_brand", "banned_creator", "unknown", "handoff"],
+            "str",
+        ),
+        "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered"], "str"),
+        "shoppers": {"known_email": "str"},
+        "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
+        "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
+        "links": {"valid": "str"},
+    }
+
+
+def test_the_page_urls_resolve_as_the_spec_describes(world):
+    main = world["brands"]["main"]
+    main_brand = Brand.objects.get(name=main["name"])
+    primary = resolve_host(main["page_urls"]["primary"])
+    secondary = resolve_host(main["page_urls"]["secondary"])
+    unregistered = resolve_host(main["page_urls"]["unregistered"])
+
+    assert primary.brand.id == secondary.brand.id == unregistered.brand.id == main_brand.id
+    assert primary.property_id and secondary.property_id and primary.property_id != secondary.property_id
+    assert unregistered.is_unregistered_property
+    assert [primary.host, secondary.host] == main["property_domains"]
+    for name in ("other", "handoff"):
+        brand = world["brands"][name]
+        resolved = resolve_host(brand["page_urls"]["primary"])
+        assert resolved.brand.name == brand["name"] and resolved.property_id
+        assert resolved.host in brand["property_domains"]
+
+
+def test_a_second_run_reuses_the_world_and_reissues_only_the_keys(seed):
+    first = seed()
+    counts = [
+        model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
+    ]
+    users = get_user_model().objects.count(), BrandMembership.objects.count()
+
+    second = seed()
+
+    assert [
+        model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
+    ] == counts
+    assert (get_user_model().objects.count(), BrandMembership.objects.count()) == users
+    assert counts == [3, 4, 4, 6, 3, 1]
+    for section in ("clicks", "codes", "shoppers", "commission", "users"):
+        assert second[section] == first[section]
+    for name in ("main", "other", "handoff"):
+        assert second["brands"][name]["developer_key"] != first["brands"][name]["developer_key"]
+        assert second["brands"][name]["page_urls"] == first["brands"][name]["page_urls"]
+
+
+def cancel(api, key, order_id="never-sent"):
+    return api.post(CANCEL, {"order_id": order_id}, key=key)
+
+
+def test_the_printed_developer_keys_work_and_the_ones_printed_before_are_revoked(seed, api):
+    first = seed()
+    second = seed()
+
+    for name in ("main", "other", "handoff"):
+        current = cancel(api, second["brands"][name]["developer_key"])
+        assert (current.status_code, current.json()["outcome"]) == (200, "order_not_found")
+        earlier = cancel(api, first["brands"][name]["developer_key"])
+        assert (earlier.status_code, earlier.json()["outcome"]) == (401, "unauthorized")
+    assert not DeveloperKey.objects.is_valid(first["brands"]["main"]["developer_key"])
+
+
+def test_exactly_one_revoked_key_is_kept_for_the_document_and_it_is_refused(seed, api):
+    seed()
+    world = seed()
+    main = Brand.objects.get(name=world["brands"]["main"]["name"])
+
+    response = cancel(api, world["brands"]["main"]["revoked_developer_key"])
+
+    assert (response.status_code, response.json()["outcome"]) == (401, "unauthorized")
+    assert DeveloperKey.objects.filter(brand=main, name="demo key (revoked)").count() == 1
+    assert DeveloperKey.objects.filter(brand=main, revoked=False).count() == 1
+
+
+def test_a_rerun_moves_the_fresh_clicks_back_inside_the_attribution_window(seed):
+    first = seed()
+    long_ago = timezone.now() - timedelta(days=60)
+    Click.objects.filter(click_id=first["clicks"]["valid"]).update(clicked_at=long_ago)
+
+    second = seed()
+
+    valid = Click.objects.get(click_id=second["clicks"]["valid"])
+    window = timedelta(days=valid.brand.attribution_window_days)
+    assert timezone.now() - valid.clicked_at < window
+    for name in ("valid_secondary", "other_brand", "banned_creator", "handoff"):
+        assert timezone.now() - Click.objects.get(click_id=second["clicks"][name]).clicked_at < window
+    assert timezone.now() - Click.objects.get(click_id=second["clicks"]["expired"]).clicked_at > window
+
+
+def test_the_demo_users_sign_in_and_see_what_the_spec_says(world, client):
+    users = world["users"]
+    for name in ("main", "other", "admin"):
+        assert client.login(**users[name]), name
+    user_model = get_user_model()
+    admin = user_model.objects.get(username=users["admin"]["username"])
+    assert admin.is_staff and admin.is_superuser
+    for name in ("main", "other"):
+        user = user_model.objects.get(username=users[name]["username"])
+        assert not user.is_staff
+        assert list(user.brand_memberships.values_list("brand__name", flat=True)) == [
+            world["brands"][name]["name"]
+        ]
+
+
+def test_without_json_it_prints_the_document(db):
+    out = io.StringIO()
+
+    call_command("seed_demo", "--force", stdout=out, stderr=io.StringIO())
+
+    assert set(json.loads(out.getvalue())) >= {"brands", "clicks", "codes", "shoppers", "commission", "users"}
+
+
+def test_the_summary_shows_logins_the_main_key_and_a_curl_line_that_tracks(tmp_path, api):
+    path = tmp_path / "demo-world.json"
+    out = io.StringIO()
+
+    call_command("seed_demo", "--force", "--json", str(path), "--summary", stdout=out, stderr=io.StringIO())
+
+    world, text = json.loads(path.read_text()), out.getvalue()
+    for name in ("main", "other", "admin"):
+        assert f"{world['users'][name]['username']} / {world['users'][name]['password']}" in text
+    assert world["brands"]["main"]["developer_key"] in text
+    [curl] = [line.strip() for line in text.splitlines() if line.strip().startswith("curl ")]
+    body = json.loads(curl.split(" -d ", 1)[1].strip("'"))
+    assert "http://127.0.0.1:8000/api/order_confirmation" in curl
+    assert api.post(URL, body).json()["outcome"] == "tracked"
+
+
+# --- every outcome the demo world claims (the README's curl lines) ------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    outcome: str
+    status: int
+    brand: str | None  # whose health view shows the event
+    body: Callable[[dict], dict]
+
+
+def order(world, *, page="primary", brand="main", **fields) -> dict:
+    body = {
+        "orderId": "demo-1001",
+        "orderAmount": 59.90,
+        "currency": "USD",
+        "page_url": world["brands"][brand]["page_urls"][page],
+    }
+    return {**body, **fields}
+
+
+CLAIMS = {
+    "tracked by click": Claim("tracked", 200, "main", lambda w: order(w, clickId=w["clicks"]["valid"])),
+    "tracked by code": Claim("tracked", 200, "main", lambda w: order(w, code=w["codes"]["registered"])),
+    "tracked by known shopper": Claim(
+        "tracked", 200, "main", lambda w: order(w, customer_email=w["shoppers"]["known_email"])
+    ),
+    "tracked as a test": Claim(
+        "tracked", 200, "main", lambda w: order(w, test=True, clickId=w["clicks"]["valid"])
+    ),
+    "no attribution": Claim("no_attribution", 200, "main", lambda w: order(w)),
+    "storefront handoff": Claim(
+        "shopify_handoff", 200, "handoff", lambda w: order(w, brand="handoff", clickId=w["clicks"]["handoff"])
+    ),
+    "blacklisted code": Claim(
+        "blacklisted_code", 200, "main", lambda w: order(w, code=w["codes"]["blacklisted"])
+    ),
+    "expired click": Claim("expired_click", 200, "main", lambda w: order(w, clickId=w["clicks"]["expired"])),
+    "cross-brand click": Claim(
+        "cross_brand_click", 200, "main", lambda w: order(w, clickId=w["clicks"]["other_brand"])
+    ),
+    "property mismatch": Claim(
+        "property_mismatch", 200, "main", lambda w: order(w, clickId=w["clicks"]["valid_secondary"])
+    ),
+    "unregistered property": Claim(
+        "unregistered_property",
+        200,
+        "main",
+        lambda w: order(w, page="unregistered", clickId=w["clicks"]["valid"]),
+    ),
+    "click not found": Claim(
+        "click_not_found", 400, "main", lambda w: order(w, clickId=w["clicks"]["unknown"])
+    ),
+    "banned creator's click": Claim(
+        "banned_user", 200, "main", lambda w: order(w, clickId=w["clicks"]["banned_creator"])
+    ),
+    "banned creator's code": Claim(
+        "banned_user", 200, "main", lambda w: order(w, code=w["codes"]["banned_creator"])
+    ),
+    "invalid order amount": Claim(
+        "invalid_order_amount", 400, "main", lambda w: order(w, orderAmount="$59.90")
+    ),
+    "invalid order id": Claim("invalid_order_id", 400, "main", lambda w: order(w, orderId="")),
+    "malformed click id": Claim(
+        "malformed_click_id", 400, "main", lambda w: order(w, clickId="sms_click_id=" + w["clicks"]["valid"])
+    ),
+    "unresolved domain": Claim(
+        "unresolved_domain",
+        400,
+        None,
+        lambda w: {**order(w), "page_url": "https://unknown-shop.example/thank-you"},
+    ),
+    "unregistered code": Claim(
+        "unregistered_code", 200, "main", lambda w: order(w, code=w["codes"]["unregistered"])
+    ),
+    "invalid params": Claim("invalid_params", 400, "main", lambda w: order(w, currency="dollars")),
+}
+
+
+@pytest.mark.parametrize("claim", CLAIMS.values(), ids=CLAIMS.keys())
+def test_the_demo_world_produces_the_outcome_it_claims(world, api, claim):
+    response = api.post(URL, claim.body(world))
+
+    assert (response.status_code, response.json()["outcome"]) == (claim.status, claim.outcome)
+    event = OutcomeEvent.objects.get()
+    expected_brand = Brand.objects.get(name=world["brands"][claim.brand]["name"]).id if claim.brand else None
+    assert (event.outcome, event.brand_id) == (claim.outcome, expected_brand)
+    assert Commission.objects.exists() is (claim.outcome == "tracked")
+
+
+def test_the_same_order_sent_twice_is_a_duplicate(world, api):
+    body = order(world, clickId=world["clicks"]["valid"])
+    assert api.post(URL, body).json()["outcome"] == "tracked"
+
+    response = api.post(URL, body)
+
+    assert (response.status_code, response.json()["outcome"]) == (400, "duplicate_order")
+    assert Order.objects.count() == 1
+
+
+def test_a_returning_customer_earns_the_documented_returning_rate(world, api):
+    body = order(world, orderAmount="100.00", is_returning_customer=True, clickId=world["clicks"]["valid"])
+
+    assert api.post(URL, body).json()["outcome"] == "tracked"
+    commission = Commission.objects.get()
+    assert commission.rate_percent == Decimal(world["commission"]["returning_rate_percent"])
+    assert commission.amount == Decimal("100.00") * commission.rate_percent / 100
+
+
+def test_the_main_key_cancels_a_demo_order_it_tracked(world, api):
+    assert api.post(URL, order(world, clickId=world["clicks"]["valid"])).json()["outcome"] == "tracked"
+
+    response = cancel(api, world["brands"]["main"]["developer_key"], order_id="demo-1001")
+
+    assert (response.status_code, response.json()["outcome"]) == (200, "tracked")
+    assert Commission.objects.get().state == "cancelled"
+
+
+# Django runs tests with DEBUG false, so the other tests here pass --force as production would have to.
+def test_it_refuses_to_build_the_demo_world_in_production_without_force(db, settings):
+    from django.core.management import CommandError, call_command
+
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="--force"):
+        call_command("seed_demo", "--json", "/dev/null")
