@@ -79,7 +79,13 @@ def key_fingerprint(authorization: str) -> tuple[str, str]:
 
 
 def keep_event(
-    *, endpoint: str, received_at: datetime, request_id: str, body: bytes, authorization: str = ""
+    *,
+    endpoint: str,
+    received_at: datetime,
+    request_id: str,
+    body: bytes,
+    authorization: str = "",
+    brand_id: int | None = None,
 ) -> Path:
     """Spool a request that was not processed, so replay_spool can process it."""
     prefix, digest = key_fingerprint(authorization)
@@ -87,6 +93,7 @@ def keep_event(
         {
             "spool_id": uuid.uuid4().hex,
             "kind": EVENT,
+            "brand_id": brand_id,  # when known at arrival: the brand's health view counts it
             "endpoint": endpoint,
             "received_at": received_at.isoformat(),
             "request_id": request_id,
@@ -103,6 +110,7 @@ def keep_record(*, endpoint: str, received_at: datetime, request_id: str, record
         {
             "spool_id": uuid.uuid4().hex,
             "kind": RECORD,
+            "brand_id": record.get("brand_id"),
             "endpoint": endpoint,
             "received_at": received_at.isoformat(),
             "request_id": request_id,
@@ -111,20 +119,24 @@ def keep_record(*, endpoint: str, received_at: datetime, request_id: str, record
     )
 
 
-def pending_count() -> int:
-    directory = spool_dir()
+def _spooled_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
-        return 0
-    return sum(1 for p in directory.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+        return []
+    return sorted(p for p in directory.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+
+
+def pending_count(*, brand_id: int | None = None) -> int:
+    """Entries waiting for replay_spool; with brand_id, those known at arrival to be that brand's."""
+    files = _spooled_files(spool_dir())
+    if brand_id is None:
+        return len(files)
+    return sum(1 for p in files if json.loads(p.read_text("utf-8")).get("brand_id") == brand_id)
 
 
 def pending() -> list[SpooledEntry]:
     """Spooled entries in arrival order."""
-    directory = spool_dir()
-    if not directory.is_dir():
-        return []
     entries = []
-    for path in sorted(p for p in directory.iterdir() if p.suffix == ".json" and not p.name.startswith(".")):
+    for path in _spooled_files(spool_dir()):
         doc = json.loads(path.read_text("utf-8"))
         entries.append(
             SpooledEntry(

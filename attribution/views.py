@@ -159,6 +159,7 @@ class EventView(APIView):
                 request_id=request_id,
                 body=getattr(request, "raw_body", b"") or b"",
                 authorization=request.META.get("HTTP_AUTHORIZATION", ""),
+                brand_id=result.brand_id,
             )
         try:
             record(event)
@@ -241,7 +242,12 @@ class CancelView(_KeyedEventView):
     database_failure = Outcome.HANDLER_ERROR
 
     def handle(self, request, payload, received_at):
-        return services.cancel_commission(key=request.auth, payload=payload, received_at=received_at)
+        return services.cancel_commission(
+            key=request.auth,
+            payload=payload,
+            received_at=received_at,
+            request_id=getattr(request._request, "request_id", ""),
+        )
 
 
 @extend_schema(methods=["POST"], **schema.UPDATE)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
+from attribution import spool
 from brands.models import Brand, brands_visible_to
 
 from . import queries
@@ -97,6 +98,9 @@ def overview(request):
         "namespace": namespace,
         "summary": build_overview(rows, period, namespace=namespace),
         "status": queries.integration_status(chosen.brand, now),
+        # Events kept on disk during a service-side fault, waiting for replay_spool.
+        "spooled": spool.pending_count(brand_id=chosen.brand.pk),
+        "spooled_all": spool.pending_count() if request.user.is_staff else None,
         "groups": GROUPS,
         "now": now,
         # The events list for the same brand, namespace and days; each link adds outcome or endpoint.

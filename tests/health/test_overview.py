@@ -317,3 +317,26 @@ def test_pages_load_no_script_and_nothing_from_elsewhere(alice_client, brand, ma
     assert finders.find("health/health.css")
     for external in ('src="http', 'href="http', 'src="//', 'href="//'):
         assert external not in html
+
+
+def test_the_overview_shows_how_many_of_the_brands_events_wait_in_the_spool(client, settings, tmp_path):
+    from django.utils import timezone
+
+    from attribution import spool
+    from tests.factories import BrandFactory, MembershipFactory
+
+    alice_brand, bob_brand = BrandFactory(), BrandFactory()
+    for brand_id in (alice_brand.id, alice_brand.id, bob_brand.id):
+        spool.keep_event(
+            endpoint="order_confirmation",
+            received_at=timezone.now(),
+            request_id="r",
+            body=b"{}",
+            brand_id=brand_id,
+        )
+    client.force_login(MembershipFactory(brand=alice_brand).user)
+
+    page = client.get("/health/").content.decode()
+
+    assert "2 events waiting to be processed" in page
+    assert "All brands" not in page
