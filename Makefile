@@ -18,7 +18,7 @@ install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v0
-	$(BIN)/python manage.py seed_demo --json demo-world.json --summary
+	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)

@@ -214,5 +214,7 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
         # Every 4xx is an outcome in the outcome log already; only errors are worth a line here.
         "django.request": {"level": "ERROR"},
+        "django.utils.autoreload": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
     },
 }
