@@ -1,12 +1,18 @@
-"""Creator links, clicks, orders and commissions for account managers. Orders and commissions are read-only here:
-they change only through the API's services, so their history stays complete."""
+"""Creator links, clicks, orders, commissions and billing statements for account managers. Orders,
+commissions, statements and adjustments are read-only here: they change only through the services
+(attribution.services, attribution.billing), so their history stays complete. The one write is the
+"Mark paid" action of statements, for users with the pay_statement permission."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import models
-from django.urls import reverse
-from django.utils.html import format_html
+from django.http import Http404, StreamingHttpResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
-from .models import AmountChange, Click, Commission, CreatorLink, Order
+from . import billing
+from .models import Adjustment, AmountChange, Click, Commission, CreatorLink, Order, Statement
 
 
 @admin.register(CreatorLink)
@@ -67,6 +73,8 @@ class CommissionInline(admin.StackedInline):
         "cancelled_at",
         "locked_at",
         "paid_at",
+        "paid_amount",
+        "statement",
     ]
     fields = readonly_fields
 
@@ -105,12 +113,246 @@ class AmountChangeInline(admin.TabularInline):
         return False
 
 
+class AdjustmentDisplay:
+    """Adjustment amounts in the currency's minor units, and the order they belong to."""
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return f"{billing.money(obj.amount, obj.currency)} {obj.currency}"
+
+    @admin.display(description="order")
+    def order_link(self, obj):
+        url = reverse("admin:attribution_commission_change", args=[obj.commission_id])
+        return format_html('<a href="{}">{}</a>', url, obj.commission.order.order_id)
+
+    @admin.display(description="creator")
+    def creator(self, obj):
+        return obj.commission.creator.name
+
+    @admin.display(description="statement")
+    def statement_month(self, obj):
+        return f"{obj.statement.month:%Y-%m}"
+
+
+class CommissionAdjustmentInline(AdjustmentDisplay, admin.TabularInline):
+    model = Adjustment
+    fk_name = "commission"
+    extra = 0
+    can_delete = False
+    fields = ["created_at", "reason", "shown_amount", "statement_month", "request_id"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("statement")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Commission)
 class CommissionAdmin(ReadOnlyAdmin):
-    list_display = ["order", "brand", "creator", "state", "amount", "currency", "is_test", "created_at"]
+    list_display = [
+        "order",
+        "brand",
+        "creator",
+        "state",
+        "amount",
+        "currency",
+        "is_test",
+        "created_at",
+        "locked_at",
+        "statement",
+    ]
     list_filter = ["state", "is_test", "brand"]
-    list_select_related = ["order", "brand", "creator"]
+    list_select_related = ["order", "brand", "creator", "statement__brand"]
     search_fields = ["order__order_id", "creator__name"]
     date_hierarchy = "created_at"
-    raw_id_fields = ["order", "creator"]
-    inlines = [AmountChangeInline]
+    raw_id_fields = ["order", "creator", "statement"]
+    inlines = [AmountChangeInline, CommissionAdjustmentInline]
+
+    def lookup_allowed(self, lookup, value, request=None):
+        # The statement page links here for the commissions behind it.
+        return lookup == "statement__id__exact" or super().lookup_allowed(lookup, value, request)
+
+
+class StatementAdjustmentInline(AdjustmentDisplay, admin.TabularInline):
+    model = Adjustment
+    fk_name = "statement"
+    extra = 0
+    can_delete = False
+    fields = ["created_at", "order_link", "creator", "reason", "shown_amount", "request_id"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("commission__order", "commission__creator")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+def _figures_html(figures) -> str:
+    if not figures:
+        return "nothing due"
+    return format_html_join(
+        mark_safe("<br>"),
+        "{} {}",
+        ((billing.money(f.total, f.currency), f.currency) for f in figures),
+    )
+
+
+@admin.register(Statement)
+class StatementAdmin(ReadOnlyAdmin):
+    """Monthly statements per brand: lines per creator and currency, totals per currency, the commissions
+    and adjustments behind them, a CSV export, and the "Mark paid" action."""
+
+    list_display = ["brand", "month_label", "state", "totals", "paid_at"]
+    list_filter = ["state", "brand"]
+    list_select_related = ["brand"]
+    search_fields = ["brand__name"]
+    date_hierarchy = "month"
+    actions = ["mark_paid"]
+    fields = [
+        "brand",
+        "month",
+        "state",
+        "created_at",
+        "paid_at",
+        "paid_by",
+        "totals_table",
+        "lines_table",
+        "behind",
+    ]
+    readonly_fields = fields
+    inlines = [StatementAdjustmentInline]
+
+    def get_urls(self):
+        export = self.admin_site.admin_view(self.export_view)
+        return [
+            path("<int:pk>/export.csv", export, name="attribution_statement_export"),
+            *super().get_urls(),
+        ]
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        # Totals of the whole page in two grouped queries instead of two per row.
+        shown = list(changelist.result_list)
+        totals = billing.totals_of(shown)
+        for statement in shown:
+            statement.figures = totals[statement.pk]
+        return changelist
+
+    @admin.display(description="month", ordering="month")
+    def month_label(self, obj):
+        return f"{obj.month:%Y-%m}"
+
+    @admin.display(description="total per currency")
+    def totals(self, obj):
+        figures = getattr(obj, "figures", None)
+        if figures is None:
+            figures = billing.totals_of([obj])[obj.pk]
+        return _figures_html(figures)
+
+    def _summary(self, obj):
+        if not hasattr(obj, "_summary_cache"):
+            obj._summary_cache = billing.summarize(obj)
+        return obj._summary_cache
+
+    @admin.display(description="totals per currency")
+    def totals_table(self, obj):
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><strong>{}</strong></td></tr>",
+            (
+                (
+                    t.currency,
+                    t.commissions,
+                    billing.money(t.commission_total, t.currency),
+                    t.adjustments,
+                    billing.money(t.adjustment_total, t.currency),
+                    billing.money(t.total, t.currency),
+                )
+                for t in self._summary(obj).totals
+            ),
+        )
+        return format_html(
+            '<table id="statement-totals"><thead><tr><th>currency</th><th>commissions</th><th>amount</th>'
+            "<th>adjustments</th><th>amount</th><th>total</th></tr></thead><tbody>{}</tbody></table>",
+            rows or mark_safe('<tr><td colspan="6">nothing due</td></tr>'),
+        )
+
+    @admin.display(description="lines per creator and currency")
+    def lines_table(self, obj):
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><strong>{}</strong></td></tr>",
+            (
+                (
+                    line.creator,
+                    line.currency,
+                    line.commissions,
+                    billing.money(line.commission_total, line.currency),
+                    line.adjustments,
+                    billing.money(line.adjustment_total, line.currency),
+                    billing.money(line.total, line.currency),
+                )
+                for line in self._summary(obj).lines
+            ),
+        )
+        return format_html(
+            '<table id="statement-lines"><thead><tr><th>creator</th><th>currency</th><th>commissions</th>'
+            "<th>amount</th><th>adjustments</th><th>amount</th><th>total</th></tr></thead><tbody>{}</tbody></table>",
+            rows or mark_safe('<tr><td colspan="7">no lines</td></tr>'),
+        )
+
+    @admin.display(description="behind the figures")
+    def behind(self, obj):
+        commissions = reverse("admin:attribution_commission_changelist") + f"?statement__id__exact={obj.pk}"
+        export = reverse("admin:attribution_statement_export", args=[obj.pk])
+        return format_html(
+            '<a href="{}">Commissions on this statement</a> (adjustments are listed below) · '
+            '<a href="{}">Export CSV</a> (every commission and adjustment)',
+            commissions,
+            export,
+        )
+
+    def export_view(self, request, pk: int):
+        statement = Statement.objects.select_related("brand").filter(pk=pk).first()
+        if statement is None or not self.has_view_permission(request, statement):
+            raise Http404("No such statement.")
+        response = StreamingHttpResponse(billing.csv_lines(statement), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{billing.csv_filename(statement)}"'
+        return response
+
+    def has_pay_permission(self, request):
+        return request.user.has_perm("attribution.pay_statement")
+
+    @admin.action(description="Mark selected statements paid", permissions=["pay"])
+    def mark_paid(self, request, queryset):
+        now = timezone.now()
+        for statement in queryset.select_related("brand").order_by("month", "pk"):
+            payment = billing.pay_statement(statement_id=statement.pk, at=now, user=request.user)
+            name = f"{statement.brand} {statement.month:%Y-%m}"
+            if payment.done:
+                self.message_user(
+                    request, f"{name}: paid; {payment.paid} commissions moved to paid.", messages.SUCCESS
+                )
+            else:
+                self.message_user(request, f"{name}: not paid. {payment.refused}", messages.WARNING)
+
+
+@admin.register(Adjustment)
+class AdjustmentAdmin(AdjustmentDisplay, ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "brand",
+        "order_link",
+        "creator",
+        "reason",
+        "shown_amount",
+        "statement_month",
+    ]
+    list_filter = ["reason", "brand"]
+    list_select_related = ["brand", "commission__order", "commission__creator", "statement"]
+    search_fields = ["commission__order__order_id", "request_id"]
+    date_hierarchy = "created_at"
+    raw_id_fields = ["commission", "statement"]

@@ -1,8 +1,10 @@
-"""Creator links and clicks, orders as received, commissions with their state machine (D7), amount history."""
+"""Creator links and clicks, orders as received, commissions with their state machine (D7), amount history,
+monthly statements and the adjustments of paid commissions."""
 
 import secrets
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
@@ -101,11 +103,12 @@ class Commission(models.Model):
         PAID = "paid", "Paid"
         CANCELLED = "cancelled", "Cancelled"
 
-    # The moves of decision D7; anything else is refused.
+    # The moves of decision D7, plus paid -> cancelled: a cancel after payment cancels the commission
+    # and claws its amount back on the next open statement (attribution.billing); anything else is refused.
     TRANSITIONS = {
         State.PENDING: {State.LOCKED, State.CANCELLED},
         State.LOCKED: {State.PAID, State.CANCELLED},
-        State.PAID: set(),
+        State.PAID: {State.CANCELLED},
         State.CANCELLED: set(),
     }
 
@@ -125,12 +128,45 @@ class Commission(models.Model):
     cancelled_at = models.DateTimeField(null=True, blank=True)
     locked_at = models.DateTimeField(null=True, blank=True)
     paid_at = models.DateTimeField(null=True, blank=True)
+    # The statement the commission is billed on, set when it locks; kept after payment and cancellation.
+    statement = models.ForeignKey(
+        "Statement",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="commissions",
+        db_index=False,
+    )  # commission_statement_idx below starts with statement
+    # The amount paid out, frozen at payment: a paid statement's figures never move. Later changes
+    # move `amount` and are billed as adjustments.
+    paid_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
 
     class Meta:
         constraints = [
             models.CheckConstraint(
                 name="commission_state_valid",
                 condition=models.Q(state__in=["pending", "locked", "paid", "cancelled"]),
+            ),
+            # Nothing locked is ever off a statement, nothing pending is on one (billing, D7).
+            models.CheckConstraint(
+                name="commission_on_statement_once_locked",
+                condition=models.Q(state="pending", statement__isnull=True)
+                | models.Q(state__in=["locked", "paid"], statement__isnull=False)
+                | models.Q(state="cancelled"),
+            ),
+            # Decision D5 and interface 1.6: test commissions are never billed.
+            models.CheckConstraint(
+                name="commission_test_never_billed",
+                condition=models.Q(is_test=False)
+                | models.Q(statement__isnull=True, locked_at__isnull=True, paid_at__isnull=True),
+            ),
+            models.CheckConstraint(
+                name="commission_paid_is_stamped",
+                condition=(
+                    models.Q(paid_at__isnull=True, paid_amount__isnull=True)
+                    | models.Q(paid_at__isnull=False, paid_amount__isnull=False)
+                )
+                & (~models.Q(state="paid") | models.Q(paid_at__isnull=False)),
             ),
             models.CheckConstraint(name="commission_amount_not_negative", condition=models.Q(amount__gte=0)),
             models.CheckConstraint(
@@ -140,6 +176,14 @@ class Commission(models.Model):
         indexes = [
             # Admin, statements: a brand's commissions by state.
             models.Index(fields=["brand", "state", "created_at"], name="commission_brand_state_idx"),
+            # lock_commissions: pending live commissions in id order (a small part of the table).
+            models.Index(
+                fields=["id"],
+                name="commission_lock_queue_idx",
+                condition=models.Q(state="pending", is_test=False),
+            ),
+            # Statement lines and pages: a statement's commissions per creator.
+            models.Index(fields=["statement", "creator"], name="commission_statement_idx"),
         ]
 
     def __str__(self):
@@ -168,6 +212,95 @@ class AmountChange(models.Model):
             # The read API and admin: a commission's history in order.
             models.Index(fields=["commission", "changed_at"], name="amountchange_commission_idx"),
         ]
+
+
+class Statement(models.Model):
+    """A brand's billing statement of one month: the live commissions locked in it and the adjustments
+    carried to it. Its figures are read from those rows (attribution.billing), never stored twice."""
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open"
+        PAID = "paid", "Paid"
+
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="statements", db_index=False
+    )  # the unique constraint below starts with brand
+    month = models.DateField(help_text="First day of the month (UTC) the statement covers.")
+    state = models.CharField(max_length=4, choices=State.choices, default=State.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    paid_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-month", "brand_id"]
+        permissions = [("pay_statement", "Can mark statements paid")]
+        constraints = [
+            # One statement per brand and month; also the index of a brand's statements by month.
+            models.UniqueConstraint(fields=["brand", "month"], name="statement_one_per_brand_month"),
+            models.CheckConstraint(
+                name="statement_state_valid", condition=models.Q(state__in=["open", "paid"])
+            ),
+            models.CheckConstraint(
+                name="statement_paid_iff_paid_at",
+                condition=models.Q(state="open", paid_at__isnull=True)
+                | models.Q(state="paid", paid_at__isnull=False),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.brand} {self.month:%Y-%m} ({self.state})"
+
+    @property
+    def label(self) -> str:
+        return f"{self.month:%B %Y}"
+
+
+class Adjustment(models.Model):
+    """A change to a commission after it was paid: a clawback (negative) or a top-up (positive),
+    billed on the statement it is carried to (the open one of the month it happened in)."""
+
+    class Reason(models.TextChoices):
+        CANCEL = "cancel", "Cancelled after payment"
+        UPDATE = "update", "Amount updated after payment"
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
+    commission = models.ForeignKey(
+        Commission, on_delete=models.CASCADE, related_name="adjustments", db_index=False
+    )  # adjustment_commission_idx below starts with commission
+    statement = models.ForeignKey(
+        Statement, on_delete=models.RESTRICT, related_name="adjustments", db_index=False
+    )  # adjustment_statement_idx below starts with statement
+    amount = models.DecimalField(max_digits=18, decimal_places=6)
+    currency = models.CharField(max_length=3)
+    reason = models.CharField(max_length=6, choices=Reason.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+    # Joins the outcome log entry (health.OutcomeEvent.request_id) of the cancel or update request.
+    request_id = models.CharField(max_length=36, blank=True, default="")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(name="adjustment_not_zero", condition=~models.Q(amount=0)),
+            models.CheckConstraint(
+                name="adjustment_reason_valid", condition=models.Q(reason__in=["cancel", "update"])
+            ),
+            # A cancel only ever takes money back.
+            models.CheckConstraint(
+                name="adjustment_cancel_claws_back",
+                condition=models.Q(reason="update") | models.Q(amount__lt=0),
+            ),
+        ]
+        indexes = [
+            # The read API and admin: a commission's adjustments in order.
+            models.Index(fields=["commission", "created_at"], name="adjustment_commission_idx"),
+            # Statement lines and pages: the adjustments carried to a statement.
+            models.Index(fields=["statement", "created_at"], name="adjustment_statement_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.amount.normalize():f} {self.currency} ({self.reason})"
 
 
 class SpoolReplay(models.Model):

@@ -58,7 +58,9 @@ def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, ob
             payload,
         )
     if entry.endpoint == Endpoint.CANCEL:
-        result = services.cancel_commission(key=key, payload=payload, received_at=entry.received_at)
+        result = services.cancel_commission(
+            key=key, payload=payload, received_at=entry.received_at, request_id=entry.request_id
+        )
     else:
         result = services.update_commission(
             key=key, payload=payload, received_at=entry.received_at, request_id=entry.request_id

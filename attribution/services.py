@@ -1,4 +1,5 @@
-"""The decisions: what an order confirmation, a cancellation or an update does (decisions D3-D8).
+"""The decisions: what an order confirmation, a cancellation or an update does (decisions D3-D8); the
+money side of commissions (locking, statements, payment, adjustments) is attribution.billing.
 
 Services take parsed input, own their transactions, and return a `Result`; expected business
 results are return values, never exceptions. The shared view records and answers them.
@@ -16,8 +17,8 @@ from django.db.models.functions import Lower
 from brands.models import DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
 
-from . import parsing
-from .models import Attribution, Click, Commission, Order
+from . import billing, parsing
+from .models import Adjustment, Attribution, Click, Commission, Order, Statement
 from .outcomes import Outcome, Result
 
 logger = logging.getLogger(__name__)
@@ -471,24 +472,6 @@ def _not_found(result: Result, change: _Change) -> Result:
     )
 
 
-def _paid_out(result: Result, change: _Change, commission: Commission) -> Result:
-    """Cancel or update of a paid commission: D7 allows no move out of paid, so nothing changes.
-
-    The interface has no outcome for it; handler_error (200) says the event is kept and the
-    service side acts: the account manager settles a refund after payout.
-    """
-    logger.warning(
-        "change of a paid commission refused",
-        extra={"brand_id": commission.brand_id, "commission": commission.pk},
-    )
-    return _set(
-        result,
-        Outcome.HANDLER_ERROR,
-        f"The commission of order {change.order_id} was already paid out, so it was not changed. "
-        "Nothing to change on your side: the event is kept and your account manager settles it.",
-    )
-
-
 def _change_time(commission: Commission, received_at: datetime) -> datetime:
     """When a change happened: its arrival, but never before the commission's previous change.
 
@@ -498,10 +481,17 @@ def _change_time(commission: Commission, received_at: datetime) -> datetime:
     return max(received_at, commission.updated_at)
 
 
-def move_commission(commission: Commission, state: Commission.State, *, at: datetime) -> None:
-    """The one way a commission changes state: checks D7's moves; the caller holds the row lock."""
+def move_commission(
+    commission: Commission, state: Commission.State, *, at: datetime, statement: Statement | None = None
+) -> None:
+    """The one way a commission changes state: checks the allowed moves; the caller holds the row lock.
+
+    A lock puts the commission on `statement` (and only a lock does); a payment freezes the amount paid.
+    """
     if not commission.can_move_to(state):
         raise ValueError(f"commission {commission.pk}: {commission.state} -> {state} is not allowed")
+    if (state == Commission.State.LOCKED) != (statement is not None):
+        raise ValueError(f"commission {commission.pk}: a commission locks onto a statement, and only then")
     commission.state = state
     commission.updated_at = at
     stamp = {
@@ -510,11 +500,21 @@ def move_commission(commission: Commission, state: Commission.State, *, at: date
         Commission.State.PAID: "paid_at",
     }[state]
     setattr(commission, stamp, at)
-    commission.save(update_fields=["state", "updated_at", stamp])
+    fields = ["state", "updated_at", stamp]
+    if state == Commission.State.LOCKED:
+        commission.statement = statement
+        fields.append("statement")
+    if state == Commission.State.PAID:
+        commission.paid_amount = commission.amount
+        fields.append("paid_amount")
+    commission.save(update_fields=fields)
 
 
-def cancel_commission(*, key, payload, received_at: datetime) -> Result:
-    """Cancel the commission of an order (section 4.2); a second cancel is already_cancelled."""
+def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "") -> Result:
+    """Cancel the commission of an order (section 4.2); a second cancel is already_cancelled.
+
+    A paid commission is cancelled too, and its amount clawed back on the next open statement.
+    """
     result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
     change = _parse_change(payload, result, required=("order_id",))
     if change is None:
@@ -533,9 +533,18 @@ def cancel_commission(*, key, payload, received_at: datetime) -> Result:
                     Outcome.ALREADY_CANCELLED,
                     f"The commission of order {change.order_id} was already cancelled.",
                 )
-            if not commission.can_move_to(Commission.State.CANCELLED):
-                return _paid_out(result, change, commission)
-            move_commission(commission, Commission.State.CANCELLED, at=_change_time(commission, received_at))
+            was_paid = commission.state == Commission.State.PAID
+            cancelled_at = _change_time(commission, received_at)
+            move_commission(commission, Commission.State.CANCELLED, at=cancelled_at)
+            clawback = None
+            if was_paid:
+                clawback = billing.carry_adjustment(
+                    commission,
+                    amount=-commission.amount,
+                    reason=Adjustment.Reason.CANCEL,
+                    at=cancelled_at,
+                    request_id=request_id,
+                )
     except DatabaseError:
         # Section 4.2 lists no insert_failed for cancel: its service-side fault is handler_error.
         logger.exception("cancel failed", extra={"brand_id": brand_id})
@@ -545,11 +554,29 @@ def cancel_commission(*, key, payload, received_at: datetime) -> Result:
             "Event received; cancelling failed on our side and the event is kept for processing. "
             "Nothing to change.",
         )
+    if was_paid:
+        return _set(
+            result,
+            Outcome.TRACKED,
+            f"The commission of order {change.order_id} was cancelled after it was paid"
+            + (f"; {_clawback_text(clawback)}." if clawback else "; nothing was left to claw back."),
+        )
     return _set(result, Outcome.TRACKED, f"The commission of order {change.order_id} was cancelled.")
 
 
+def _clawback_text(adjustment: Adjustment) -> str:
+    what = "clawed back" if adjustment.amount < 0 else "added"
+    return (
+        f"{_money(abs(adjustment.amount), adjustment.currency)} {adjustment.currency} is {what} "
+        f"on your statement of {adjustment.statement.label}"
+    )
+
+
 def update_commission(*, key, payload, received_at: datetime, request_id: str = "") -> Result:
-    """Set a commission's order amount (section 4.3), keeping the old and new amounts in its history."""
+    """Set a commission's order amount (section 4.3), keeping the old and new amounts in its history.
+
+    Once paid, the difference is billed as an adjustment on the next open statement.
+    """
     result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
     change = _parse_change(payload, result, required=("order_id", "new_order_amount", "currency"))
     if change is None:
@@ -568,8 +595,6 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                     Outcome.ALREADY_CANCELLED,
                     f"The commission of order {change.order_id} is cancelled; its amount was not changed.",
                 )
-            if commission.state == Commission.State.PAID:
-                return _paid_out(result, change, commission)
             if change.currency != commission.currency:
                 return _set(
                     result,
@@ -590,23 +615,35 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                 changed_at=changed_at,
                 request_id=request_id,
             )
+            adjustment = None
+            if commission.state == Commission.State.PAID:
+                adjustment = billing.carry_adjustment(
+                    commission,
+                    amount=new_amount - commission.amount,
+                    reason=Adjustment.Reason.UPDATE,
+                    at=changed_at,
+                    request_id=request_id,
+                )
             commission.order_amount, commission.amount = change.new_order_amount, new_amount
             commission.updated_at = changed_at
             commission.save(update_fields=["order_amount", "amount", "updated_at"])
     except DatabaseError:
         logger.exception("update failed", extra={"brand_id": brand_id})
         return _insert_failed(result)
-    return _set(
-        result,
-        Outcome.TRACKED,
-        f"The commission of order {change.order_id} now follows the new total {change.new_order_amount}.",
-    )
+    text = f"The commission of order {change.order_id} now follows the new total {change.new_order_amount}."
+    if commission.state == Commission.State.PAID:
+        text += (
+            f" It was already paid: {_clawback_text(adjustment)}."
+            if adjustment
+            else " It was already paid; the amount is unchanged, so nothing is billed."
+        )
+    return _set(result, Outcome.TRACKED, text)
 
 
 def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> dict | None:
     """The read API's view of a brand's own order (decision D14); None for another brand's or unknown."""
     order = (
-        Order.objects.select_related("commission")
+        Order.objects.select_related("commission__statement")
         .filter(brand_id=brand_id, order_id=order_id, is_test=is_test)
         .first()
     )
@@ -635,6 +672,10 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
             "cancelled_at": commission.cancelled_at.isoformat() if commission.cancelled_at else None,
             "locked_at": commission.locked_at.isoformat() if commission.locked_at else None,
             "paid_at": commission.paid_at.isoformat() if commission.paid_at else None,
+            "paid_amount": _money(commission.paid_amount, commission.currency)
+            if commission.paid_amount is not None
+            else None,
+            "statement": f"{commission.statement.month:%Y-%m}" if commission.statement else None,
             "history": [
                 {
                     "changed_at": c.changed_at.isoformat(),
@@ -646,6 +687,20 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
                 }
                 for c in commission.amount_changes.all()
             ],
+            # Only a paid commission has adjustments: other reads skip the query.
+            "adjustments": [
+                {
+                    "created_at": a.created_at.isoformat(),
+                    "reason": a.reason,
+                    "amount": _money(a.amount, a.currency),
+                    "currency": a.currency,
+                    "statement": f"{a.statement.month:%Y-%m}",
+                    "request_id": a.request_id,
+                }
+                for a in commission.adjustments.select_related("statement")
+            ]
+            if commission.paid_at is not None
+            else [],
         }
     return body
 

@@ -3,6 +3,8 @@
 from django import template
 from django.utils.timesince import timesince
 
+from attribution import billing
+
 register = template.Library()
 
 
@@ -20,4 +22,13 @@ def num(value):
     try:
         return f"{int(value):,}"
     except (TypeError, ValueError):
+        return value
+
+
+@register.filter
+def money(value, currency=None):
+    """Decimal("-1234.5"), "USD" -> '-1,234.50': in the currency's minor units, thousands grouped."""
+    try:
+        return f"{billing.money(value, currency) if currency else value:,}"
+    except (TypeError, ValueError, ArithmeticError):
         return value

@@ -7,10 +7,10 @@ state on their order, with the amounts a reader needs spelled out.
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
-from attribution.models import Commission
+from attribution.models import Commission, Statement
 from attribution.services import commission_amount
 from brands.models import Brand, DeveloperKey
 from health.models import OutcomeEvent
@@ -19,6 +19,9 @@ from tests import factories
 CANCEL = "/api/Affiliates/cancel"
 UPDATE = "/api/Affiliates/update"
 CREATED_AT = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+# A commission built locked or paid locked on May's statement; a paid one was paid with it in June.
+LOCKED_AT = datetime(2026, 5, 31, 12, 0, tzinfo=UTC)
+PAID_AT = datetime(2026, 6, 2, 9, 0, tzinfo=UTC)
 
 
 def order_url(order_id: str, *, test: bool = False) -> str:
@@ -50,8 +53,12 @@ def commission_for(
     rate: str = "10",
     is_test: bool = False,
     state: str = Commission.State.PENDING,
+    statement: Statement | None = None,
 ) -> Commission:
-    """A tracked order of `brand` and its commission: order amount × rate, as order confirmation makes it."""
+    """A tracked order of `brand` and its commission: order amount × rate, as order confirmation makes it.
+
+    Locked and paid ones sit on `statement`, by default the brand's May 2026 statement (paid for a paid one).
+    """
     order = factories.OrderFactory(
         brand=brand,
         order_id=order_id,
@@ -61,15 +68,35 @@ def commission_for(
         outcome="tracked",
         received_at=CREATED_AT,
     )
+    amount = commission_amount(Decimal(order_amount), Decimal(rate), currency)
+    billing = {}
+    if state in (Commission.State.LOCKED, Commission.State.PAID):
+        paid = state == Commission.State.PAID
+        billing = {
+            "statement": statement or statement_of_may(brand, paid=paid),
+            "locked_at": LOCKED_AT,
+            "paid_at": PAID_AT if paid else None,
+            "paid_amount": amount if paid else None,
+        }
     return factories.CommissionFactory(
         order=order,
         creator=factories.CreatorFactory(brand=brand),
         rate_percent=Decimal(rate),
-        amount=commission_amount(Decimal(order_amount), Decimal(rate), currency),
+        amount=amount,
         state=state,
         created_at=CREATED_AT,
         updated_at=CREATED_AT,
+        **billing,
     )
+
+
+def statement_of_may(brand: Brand, *, paid: bool = False) -> Statement:
+    """The brand's statement of May 2026, open or paid on PAID_AT."""
+    statement, _ = Statement.objects.get_or_create(brand=brand, month=date(2026, 5, 1))
+    if paid and statement.state != Statement.State.PAID:
+        statement.state, statement.paid_at = Statement.State.PAID, PAID_AT
+        statement.save()
+    return statement
 
 
 def fresh(commission: Commission) -> Commission:

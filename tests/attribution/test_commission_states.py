@@ -1,24 +1,26 @@
-"""The commission state machine of decision D7: Commission.TRANSITIONS, services.move_commission, and
-the moves cancel and update make through the API."""
+"""The commission state machine of decision D7 (plus paid -> cancelled, the cancel after payment whose
+clawback tests/attribution/test_clawbacks.py covers): Commission.TRANSITIONS, services.move_commission,
+and the moves cancel and update make through the API."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from itertools import product
 
 import pytest
 from django.db import IntegrityError, transaction
 
-from attribution.models import AmountChange, Commission
+from attribution.models import AmountChange, Commission, Statement
 from attribution.services import move_commission
 from health.models import OutcomeEvent
-from tests.attribution.keyed import CANCEL, CREATED_AT, UPDATE, caller_of, commission_for, fresh
+from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, caller_of, commission_for, fresh
 
 State = Commission.State
 PENDING, LOCKED, PAID, CANCELLED = State.PENDING, State.LOCKED, State.PAID, State.CANCELLED
 AT = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
 STAMPS = {CANCELLED: "cancelled_at", LOCKED: "locked_at", PAID: "paid_at", PENDING: None}
 
-ALLOWED = {(PENDING, LOCKED), (PENDING, CANCELLED), (LOCKED, PAID), (LOCKED, CANCELLED)}
+D7_MOVES = {(PENDING, LOCKED), (PENDING, CANCELLED), (LOCKED, PAID), (LOCKED, CANCELLED)}
+ALLOWED = D7_MOVES | {(PAID, CANCELLED)}
 REFUSED = sorted(set(product(State, State)) - ALLOWED)
 
 
@@ -46,39 +48,81 @@ def update(client, caller, total, order_id="A-1"):
 # --- the table and the one function that moves a commission ---------------------------------
 
 
-def test_the_allowed_moves_are_exactly_those_of_d7():
+def test_the_allowed_moves_are_those_of_d7_and_the_cancel_after_payment():
     assert Commission.TRANSITIONS == {
         PENDING: {LOCKED, CANCELLED},
         LOCKED: {PAID, CANCELLED},
-        PAID: set(),
+        PAID: {CANCELLED},
         CANCELLED: set(),
     }
     assert {(a, b) for a, targets in Commission.TRANSITIONS.items() for b in targets} == ALLOWED
+    assert ALLOWED - D7_MOVES == {(PAID, CANCELLED)}
 
 
 @pytest.mark.parametrize("current, target", sorted(ALLOWED), ids=lambda s: str(s))
 def test_move_commission_makes_an_allowed_move_and_stamps_it(brand, current, target):
     commission = commission_for(brand, order_id="A-1", state=current)
+    june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
+    before = (commission.locked_at, commission.paid_at, commission.statement_id)
 
-    move_commission(commission, target, at=AT)
+    move_commission(commission, target, at=AT, statement=june if target == LOCKED else None)
 
     moved = fresh(commission)
     assert moved.state == target
     assert getattr(moved, STAMPS[target]) == AT
     assert moved.updated_at == AT
     assert moved.amount == Decimal("10.00")
+    if target == LOCKED:
+        assert moved.statement == june
+    elif target == PAID:
+        assert (moved.paid_amount, moved.statement_id) == (Decimal("10.00"), before[2])
+    else:  # a cancel keeps when it locked and was paid, and its statement
+        assert (moved.locked_at, moved.paid_at, moved.statement_id) == before
 
 
 @pytest.mark.parametrize("current, target", REFUSED, ids=lambda s: str(s))
 def test_move_commission_refuses_any_other_move(brand, current, target):
     commission = commission_for(brand, order_id="A-1", state=current)
+    before = Commission.objects.filter(pk=commission.pk).values().get()
+    june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
 
     with pytest.raises(ValueError, match=f"{current} -> {target} is not allowed"):
-        move_commission(commission, target, at=AT)
+        move_commission(commission, target, at=AT, statement=june if target == LOCKED else None)
 
-    unchanged = fresh(commission)
-    assert (unchanged.state, unchanged.updated_at) == (current, CREATED_AT)
-    assert (unchanged.cancelled_at, unchanged.locked_at, unchanged.paid_at) == (None, None, None)
+    assert Commission.objects.filter(pk=commission.pk).values().get() == before
+    assert before["updated_at"] == CREATED_AT
+
+
+def test_a_lock_needs_a_statement_and_no_other_move_takes_one(brand):
+    pending = commission_for(brand, order_id="A-1")
+    june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
+
+    with pytest.raises(ValueError, match="locks onto a statement, and only then"):
+        move_commission(pending, LOCKED, at=AT)
+    with pytest.raises(ValueError, match="locks onto a statement, and only then"):
+        move_commission(pending, CANCELLED, at=AT, statement=june)
+
+    assert Commission.objects.filter(pk=pending.pk).values_list("state", "statement_id").get() == (
+        PENDING,
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    "change, constraint",
+    [
+        ({"state": LOCKED}, "commission_on_statement_once_locked"),
+        ({"state": PAID, "paid_at": AT, "paid_amount": Decimal("10")}, "commission_on_statement_once_locked"),
+        ({"paid_at": AT}, "commission_paid_is_stamped"),
+        ({"is_test": True, "locked_at": AT}, "commission_test_never_billed"),
+    ],
+    ids=["locked-off-statement", "paid-off-statement", "paid-without-amount", "test-locked"],
+)
+def test_the_database_refuses_a_billing_state_that_breaks_the_rules(brand, change, constraint):
+    commission = commission_for(brand, order_id="A-1")
+
+    with pytest.raises(IntegrityError, match=constraint), transaction.atomic():
+        Commission.objects.filter(pk=commission.pk).update(**change)
 
 
 def test_the_database_refuses_a_state_outside_the_machine(brand):
@@ -166,31 +210,15 @@ def test_the_amount_of_a_locked_commission_can_still_be_updated(client, alice, b
     assert AmountChange.objects.count() == 1
 
 
-@pytest.mark.parametrize(
-    "send", [cancel, lambda client, caller: update(client, caller, "20")], ids=["cancel", "update"]
-)
-def test_a_paid_commission_is_neither_cancelled_nor_changed(client, alice, brand, send):
+def test_a_cancel_moves_a_paid_commission_to_cancelled_and_keeps_its_payment(client, alice, brand):
     commission = commission_for(brand, order_id="A-1", state=PAID)
 
-    response = send(client, alice)
+    response = cancel(client, alice)
 
-    assert response.status_code == 200
-    assert response.json() == {
-        "success": True,
-        "outcome": "handler_error",
-        "message": "The commission of order A-1 was already paid out, so it was not changed. "
-        "Nothing to change on your side: the event is kept and your account manager settles it.",
-    }
+    assert response.json()["outcome"] == "tracked"
     after = fresh(commission)
-    assert (after.state, after.amount, after.updated_at, after.cancelled_at) == (
-        PAID,
-        Decimal("10.00"),
-        CREATED_AT,
-        None,
-    )
-    assert not AmountChange.objects.exists()
-    event = OutcomeEvent.objects.get()
-    assert (event.outcome, event.brand_id, event.order_id) == ("handler_error", brand.id, "A-1")
+    assert (after.state, after.paid_at, after.paid_amount) == (CANCELLED, PAID_AT, Decimal("10.00"))
+    assert after.cancelled_at == OutcomeEvent.objects.get().received_at
 
 
 @pytest.mark.parametrize("who", ["bob", "anonymous"])

@@ -77,6 +77,8 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "cancelled_at": None,
             "locked_at": None,
             "paid_at": None,
+            "paid_amount": None,
+            "statement": None,
             "history": [
                 {
                     "changed_at": "2026-05-03T09:30:00+00:00",
@@ -87,6 +89,7 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
                     "request_id": "req-update-0001",
                 }
             ],
+            "adjustments": [],
         },
     }
 

@@ -1,0 +1,181 @@
+"""/health/statements/: a brand user's billing statements, one statement, and its CSV export. alice reads
+Acme's, bob (Globex) gets a 404 for them, an anonymous visitor is sent to sign in, staff pick any brand."""
+
+import csv
+import io
+import re
+from datetime import date
+from decimal import Decimal
+from html import unescape
+
+import pytest
+
+from attribution.billing import lock_due_commissions, pay_statement
+from attribution.models import Statement
+from tests import factories
+from tests.attribution.billed import NOV_03, NOV_12, OCT_10, OCT_20, cancel, pending
+from tests.attribution.keyed import caller_of
+
+LIST = "/health/statements/"
+
+
+def detail(statement) -> str:
+    return f"/health/statements/{statement.pk}/"
+
+
+def export(statement) -> str:
+    return f"/health/statements/{statement.pk}/export.csv"
+
+
+def page(response) -> str:
+    assert response.status_code == 200, response.content.decode()[:1000]
+    return unescape(response.content.decode())
+
+
+def text_of(html: str) -> str:
+    """The visible text, tags dropped and whitespace collapsed, to read tables row by row."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+@pytest.fixture
+def acme(brand):
+    """Acme: October (paid on November 3) with Ana's USD and EUR commissions and Bo's USD one; November
+    (open) with a commission and the clawback of Bo's cancelled one."""
+    ana = factories.CreatorFactory(brand=brand, name="Ana")
+    bo = factories.CreatorFactory(brand=brand, name="Bo")
+    pending(brand, "A-1", creator=ana, amount="10.00")
+    pending(brand, "A-2", creator=ana, amount="2.50", closes_at=OCT_20)
+    pending(brand, "A-3", creator=ana, amount="7.00", currency="EUR")
+    pending(brand, "B-1", creator=bo, amount="4.00")
+    pending(brand, "B-2", creator=bo, amount="30.00", closes_at=NOV_03)
+    pending(brand, "T-1", creator=bo, amount="99.00", is_test=True)
+    for now in (OCT_10, OCT_20, NOV_03):
+        lock_due_commissions(now=now)
+    october = Statement.objects.get(brand=brand, month=date(2026, 10, 1))
+    pay_statement(statement_id=october.pk, at=NOV_03)
+    cancel(caller_of(brand, "key").key, "B-1", at=NOV_12)
+    return {"october": october, "november": Statement.objects.get(brand=brand, month=date(2026, 11, 1))}
+
+
+@pytest.fixture
+def globex(other_brand):
+    pending(
+        other_brand, "G-1", creator=factories.CreatorFactory(brand=other_brand, name="Gus"), amount="55.00"
+    )
+    lock_due_commissions(now=OCT_10)
+    return Statement.objects.get(brand=other_brand)
+
+
+# --- who sees what ------------------------------------------------------------------------------
+
+
+def test_a_brand_user_sees_its_statements_with_totals_per_currency(client, alice, acme, globex):
+    client.force_login(alice)
+
+    html = page(client.get(LIST))
+
+    rows = text_of(html.split('id="statements"')[1].split("</table>")[0])
+    assert "November 2026 Open 1 1 26.00 USD – Details" in rows
+    assert "October 2026 Paid 1 3 0 0 7.00 EUR 16.50 USD 2026-11-03 Details" in rows
+    assert "55.00" not in html and "Globex" not in html
+    assert 'href="/health/statements/"' in html and 'aria-current="page">Statements</a>' in html
+
+
+def test_a_brand_user_reads_one_statement_lines_totals_adjustments_and_commissions(client, alice, acme):
+    client.force_login(alice)
+
+    html = page(client.get(detail(acme["november"])))
+
+    totals = text_of(html.split('id="totals"')[1].split("</table>")[0])
+    assert "USD 1 30.00 1 -4.00 26.00 USD" in totals
+    lines = text_of(html.split('id="lines"')[1].split("</table>")[0])
+    assert "Bo USD 1 30.00 1 -4.00 26.00 USD" in lines
+    adjustments = text_of(html.split('id="adjustments"')[1].split("</table>")[0])
+    assert "2026-11-12 15:30 B-1 Bo Cancelled after payment October 2026 -4.00 USD" in adjustments
+    commissions = text_of(html.split('id="commissions"')[1].split("</table>")[0])
+    assert "B-2 Bo 2026-11-03 10:00 Locked 30.00 USD" in commissions
+    assert "T-1" not in html  # test orders are never billed
+    assert f'href="{export(acme["november"])}"' in html
+
+
+def test_a_paid_statement_shows_what_was_paid_even_after_a_cancel(client, alice, acme):
+    client.force_login(alice)
+
+    html = page(client.get(detail(acme["october"])))
+
+    assert "Paid on 2026-11-03 10:00 UTC" in html
+    lines = text_of(html.split('id="lines"')[1].split("</table>")[0])
+    assert "Ana EUR 1 7.00 0 0.00 7.00 EUR" in lines
+    assert "Ana USD 2 12.50 0 0.00 12.50 USD" in lines
+    assert "Bo USD 1 4.00 0 0.00 4.00 USD" in lines
+    commissions = text_of(html.split('id="commissions"')[1].split("</table>")[0])
+    assert "B-1 Bo 2026-10-10 09:00 Cancelled after payment 4.00 USD" in commissions
+
+
+def test_a_brand_user_exports_a_statement_as_csv(client, alice, acme):
+    client.force_login(alice)
+
+    response = client.get(export(acme["november"]))
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == 'attachment; filename="statement-acme-2026-11.csv"'
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [(r["kind"], r["order_id"], r["amount"], r["currency"]) for r in rows] == [
+        ("commission", "B-2", "30.00", "USD"),
+        ("adjustment", "B-1", "-4.00", "USD"),
+    ]
+    assert sum(Decimal(r["amount"]) for r in rows) == Decimal("26.00")
+
+
+def test_another_brands_user_gets_a_404_for_this_brands_statements(client, bob, acme, globex):
+    client.force_login(bob)
+
+    assert client.get(detail(acme["october"])).status_code == 404
+    assert client.get(export(acme["october"])).status_code == 404
+    assert client.get(LIST, {"brand": acme["october"].brand_id}).status_code == 404
+    own = page(client.get(LIST))
+    assert "55.00 USD" in own and "16.50" not in own
+    assert page(client.get(detail(globex)))
+
+
+def test_an_anonymous_visitor_is_sent_to_sign_in(client, acme):
+    for path in (LIST, detail(acme["october"]), export(acme["october"])):
+        response = client.get(path)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_a_user_without_a_brand_is_told_so(client, acme):
+    client.force_login(factories.UserFactory(username="nobody"))
+
+    assert client.get(LIST).status_code == 403
+    assert client.get(detail(acme["october"])).status_code == 404
+
+
+def test_staff_pick_any_brand_and_read_its_statements(client, staff, acme, globex):
+    client.force_login(staff)
+
+    listed = page(client.get(LIST, {"brand": globex.brand_id}))
+    shown = page(client.get(detail(acme["october"])))
+
+    assert "55.00 USD" in listed and "16.50" not in listed
+    assert "16.50 USD" in text_of(shown)
+    assert f'<option value="{acme["october"].brand_id}" selected>' in shown
+
+
+def test_a_brand_without_statements_is_told_when_they_come(client, alice):
+    client.force_login(alice)
+
+    assert "No statement yet." in page(client.get(LIST))
+
+
+def test_the_pages_take_a_bounded_number_of_queries(client, alice, acme, django_assert_max_num_queries):
+    client.force_login(alice)
+    for month in range(1, 10):  # more statements must not mean more queries
+        Statement.objects.create(brand=acme["october"].brand, month=date(2026, month, 1))
+
+    with django_assert_max_num_queries(10):
+        page(client.get(LIST))
+    with django_assert_max_num_queries(12):
+        page(client.get(detail(acme["november"])))
