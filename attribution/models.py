@@ -187,7 +187,7 @@ class Commission(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.amount} {self.currency} for {self.order_id} ({self.state})"
+        return f"{self.amount} {self.currency} for order {self.order.order_id} ({self.state})"
 
     def can_move_to(self, state: "Commission.State") -> bool:
         return state in self.TRANSITIONS[Commission.State(self.state)]
