@@ -6,11 +6,12 @@ results are return values, never exceptions. The shared view records and answers
 """
 
 import logging
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Subquery
 from django.db.models.functions import Lower
 
@@ -313,8 +314,12 @@ def _store(*, result, brand, resolution, fields, decision, received_at) -> Resul
     for one order give one stored order and one duplicate_order.
     """
     rate = brand.rate_for(is_returning_customer=fields.is_returning_customer)
+    tracked = decision.outcome == Outcome.TRACKED
     try:
-        with transaction.atomic():
+        # Most orders are a single INSERT, atomic on its own in autocommit: the transaction's two
+        # extra round trips are paid only when a commission is written with the order. Inside an
+        # outer transaction (spool replay) a savepoint keeps a duplicate from aborting it.
+        with transaction.atomic() if tracked or connection.in_atomic_block else nullcontext():
             order = Order.objects.create(
                 brand_id=brand.id,
                 order_id=fields.order_id,
@@ -333,7 +338,7 @@ def _store(*, result, brand, resolution, fields, decision, received_at) -> Resul
                 creator_id=decision.creator_id,
                 received_at=received_at,
             )
-            if decision.outcome == Outcome.TRACKED:
+            if tracked:
                 Commission.objects.create(
                     brand_id=brand.id,
                     order=order,
