@@ -8,7 +8,7 @@ from django.db import DatabaseError, transaction
 
 from brands.models import DeveloperKey
 from health.models import Endpoint
-from health.recording import EventRecord, record, redact_body
+from health.recording import EventRecord, record
 
 from . import services, spool
 from .models import SpoolReplay
@@ -81,21 +81,17 @@ def replay_entry(entry: spool.SpooledEntry) -> str:
                 result, key, payload = _process(entry)
                 if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):
                     raise _StillFailing(result.outcome)
-                event = EventRecord(
+                if result.brand_id is None and key is not None:
+                    result.brand_id = key.brand_id
+                event = EventRecord.of(
+                    result,
                     endpoint=entry.endpoint,
-                    outcome=str(result.outcome),
-                    http_status=result.http_status,
                     received_at=entry.received_at,
                     request_id=entry.request_id,
-                    brand_id=result.brand_id
-                    if result.brand_id is not None
-                    else getattr(key, "brand_id", None),
-                    order_id=result.order_id,
-                    is_test=result.is_test,
+                    request_body=payload,
+                    raw_body=entry.body,
                     key_prefix=entry.key_prefix if key is not None else "",
-                    request_body=redact_body(payload, entry.body),
-                    response_body=result.body(),
-                    warnings=[*result.warnings, REPLAYED],
+                    extra_warnings=(REPLAYED,),
                 )
             # The ledger row and the event's effects commit together: a crash in between replays again.
             SpoolReplay.objects.create(

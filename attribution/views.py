@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from brands.auth import DeveloperKeyAuthentication
 from health.models import Endpoint
-from health.recording import EventRecord, record, redact_body
+from health.recording import EventRecord, record
 
 from . import schema, services, spool
 from .outcomes import Outcome, Result
@@ -136,19 +136,14 @@ class EventView(APIView):
         failed_key = getattr(request, "failed_key", None)
         received_at = getattr(request, "event_received_at", None) or timezone.now()
         request_id = getattr(request._request, "request_id", "")
-        event = EventRecord(
+        event = EventRecord.of(
+            result,
             endpoint=self.endpoint,
-            outcome=str(result.outcome),
-            http_status=result.http_status,
             received_at=received_at,
             request_id=request_id,
-            brand_id=result.brand_id,
-            order_id=result.order_id,
-            is_test=result.is_test,
+            request_body=data,
+            raw_body=getattr(request, "raw_body", None),
             key_prefix=key.prefix if key is not None else getattr(failed_key, "prefix", ""),
-            request_body=redact_body(data, getattr(request, "raw_body", None)),
-            response_body=result.body(),
-            warnings=result.warnings,
         )
         spooled = False
         if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):

@@ -36,13 +36,52 @@ class EventRecord:
     # safety lag covers it. Tests set it to control time.
     recorded_at: datetime | None = None
 
+    @classmethod
+    def of(
+        cls,
+        result,
+        *,
+        endpoint: str,
+        received_at: datetime,
+        request_id: str,
+        request_body=None,
+        raw_body: bytes | None = None,
+        key_prefix: str = "",
+        extra_warnings: tuple = (),
+    ) -> "EventRecord":
+        """The log row of a service's `attribution.outcomes.Result`: the one way a result becomes a row."""
+        return cls(
+            endpoint=endpoint,
+            outcome=str(result.outcome),
+            http_status=result.http_status,
+            received_at=received_at,
+            request_id=request_id,
+            brand_id=result.brand_id,
+            order_id=result.order_id,
+            is_test=result.is_test,
+            key_prefix=key_prefix,
+            request_body=redact_body(request_body, raw_body),
+            response_body=result.body(),
+            warnings=[*result.warnings, *extra_warnings],
+        )
+
     def as_json(self) -> dict:
         """A JSON-safe copy for the spool (attribution.spool.keep_record)."""
-        return {**asdict(self), "received_at": self.received_at.isoformat()}
+        data = asdict(self)
+        data["received_at"] = self.received_at.isoformat()
+        data["recorded_at"] = self.recorded_at.isoformat() if self.recorded_at else None
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "EventRecord":
-        return cls(**{**data, "received_at": datetime.fromisoformat(data["received_at"])})
+        recorded = data.get("recorded_at")
+        return cls(
+            **{
+                **data,
+                "received_at": datetime.fromisoformat(data["received_at"]),
+                "recorded_at": datetime.fromisoformat(recorded) if recorded else None,
+            }
+        )
 
 
 def redact_body(data, raw: bytes | None = None):

@@ -24,7 +24,7 @@ from brands.models import Brand, brands_visible_to
 from . import queries
 from .models import Endpoint
 from .overview import info_of
-from .recording import EventRecord, record, redact_body
+from .recording import EventRecord, record
 from .views import NoBrand, choose_brand, no_brand_page
 
 logger = logging.getLogger(__name__)
@@ -65,18 +65,12 @@ def send_test_order(
     result = services.confirm_order(payload=payload, received_at=received_at)
     if result.brand_id is None:
         result.brand_id = brand.pk  # the host is the brand's own property; keep the row in its log
-    event = EventRecord(
+    event = EventRecord.of(
+        result,
         endpoint=Endpoint.ORDER_CONFIRMATION,
-        outcome=str(result.outcome),
-        http_status=result.http_status,
         received_at=received_at,
         request_id=request_id,
-        brand_id=result.brand_id,
-        order_id=result.order_id,
-        is_test=True,
-        request_body=redact_body(payload),
-        response_body=result.body(),
-        warnings=result.warnings,
+        request_body=payload,
     )
     try:
         return result, record(event).pk
