@@ -19,7 +19,7 @@ from django.db.models.functions import Coalesce
 from django.utils.text import slugify
 
 from brands.models import Brand
-from health.export import safe_cell
+from health.export import Echo, safe_cell
 
 from . import parsing, services
 from .models import Adjustment, Commission, Statement
@@ -369,11 +369,6 @@ CSV_HEADER = [
 ]
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 def _iso(value: datetime | None) -> str:
     return value.isoformat() if value else ""
 
@@ -384,7 +379,7 @@ def csv_lines(statement: Statement) -> Iterator[str]:
     Totals are not rows: a spreadsheet sums `amount` per currency, and never across currencies. Text a
     brand or a caller chose is guarded against formula injection; amounts stay numbers (negative ones too).
     """
-    writer = csv.writer(_Echo())
+    writer = csv.writer(Echo())
     month = f"{statement.month:%Y-%m}"
     yield writer.writerow(CSV_HEADER)
     for commission in statement_commissions(statement).iterator(chunk_size=2000):

@@ -27,7 +27,7 @@ def safe_cell(value) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-class _Echo:
+class Echo:
     """A file-like object whose write returns the line, for csv.writer inside a generator."""
 
     def write(self, value: str) -> str:
@@ -35,7 +35,7 @@ class _Echo:
 
 
 def csv_lines(rows: Iterable[dict]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
+    writer = csv.writer(Echo())
     yield writer.writerow(HEADER)
     for row in rows:
         info = info_of(row["outcome"])
