@@ -159,8 +159,9 @@ class Result:
         return self.http_status < 400
 
     def body(self) -> dict:
-        body = {"success": self.success, "outcome": str(self.outcome)}
-        body["message" if self.success else "error"] = self.text
-        if self.data:
-            body.update(self.data)
-        return body
+        return envelope(success=self.success, outcome=str(self.outcome), text=self.text, **(self.data or {}))
+
+
+def envelope(*, success: bool, outcome: str, text: str, **extra) -> dict:
+    """The D1 answer: success, outcome, and message (success) or error (failure)."""
+    return {"success": success, "outcome": outcome, "message" if success else "error": text, **extra}

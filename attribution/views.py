@@ -18,17 +18,11 @@ from health.models import Endpoint
 from health.recording import EventRecord, record
 
 from . import schema, services, spool
-from .outcomes import Outcome, Result
+from .outcomes import Outcome, Result, envelope
 from .parsing import BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
 from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
 
 logger = logging.getLogger(__name__)
-
-
-def envelope(*, success: bool, outcome: str, text: str, status: int, **extra) -> dict:
-    body = {"success": success, "outcome": outcome, "message" if success else "error": text}
-    body.update(extra)
-    return body
 
 
 def _framework_answer(exc) -> tuple[Outcome | str, str, int]:
@@ -46,8 +40,6 @@ def _framework_answer(exc) -> tuple[Outcome | str, str, int]:
         return Outcome.INVALID_PARAMS, "The request body is larger than 64 KiB.", 413
     if isinstance(exc, exceptions.ParseError):
         return Outcome.INVALID_PARAMS, f"{exc.detail} Fix: send a JSON object.", 400
-    if isinstance(exc, exceptions.UnsupportedMediaType):
-        return Outcome.INVALID_PARAMS, "Send the body as application/json.", 415
     if isinstance(exc, exceptions.MethodNotAllowed):
         return "method_not_allowed", str(exc.detail), 405
     if isinstance(exc, exceptions.NotFound):
@@ -96,7 +88,7 @@ class EventView(APIView):
             logger.exception("handler error", extra={"request_id": request_id})
             return self.answer(Result(Outcome.HANDLER_ERROR, services.HANDLER_ERROR_TEXT))
         if status == 405:
-            return Response(envelope(success=False, outcome=outcome, text=text, status=status), status=405)
+            return Response(envelope(success=False, outcome=outcome, text=text), status=405)
         headers = {}
         if isinstance(exc, exceptions.Throttled) and exc.wait:
             headers["Retry-After"] = f"{int(exc.wait) + 1}"
@@ -281,7 +273,6 @@ class OrderReadView(APIView):
                 envelope(
                     success=False,
                     outcome=Outcome.INVALID_PARAMS,
-                    status=400,
                     text="test must be true or false.",
                 ),
                 status=400,
@@ -292,7 +283,6 @@ class OrderReadView(APIView):
                 envelope(
                     success=False,
                     outcome=Outcome.UNRESOLVED_DOMAIN,
-                    status=400,
                     text="The brand of this developer key is inactive.",
                 ),
                 status=400,
@@ -305,7 +295,6 @@ class OrderReadView(APIView):
                 envelope(
                     success=False,
                     outcome=Outcome.ORDER_NOT_FOUND,
-                    status=404,
                     text=f"Your brand has no {'test' if is_test else 'live'} order {order_id}.",
                 ),
                 status=404,
@@ -325,7 +314,7 @@ def api_exception_handler(exc, context):
     if status == 429 and getattr(exc, "wait", None):
         headers["Retry-After"] = f"{int(exc.wait) + 1}"
     return Response(
-        envelope(success=False, outcome=str(outcome), text=text, status=status),
+        envelope(success=False, outcome=str(outcome), text=text),
         status=status,
         headers=headers,
     )
@@ -334,6 +323,6 @@ def api_exception_handler(exc, context):
 def api_not_found(request, *args, **kwargs):
     """Unknown paths under /api/ answer JSON too (D1)."""
     return JsonResponse(
-        envelope(success=False, outcome="not_found", status=404, text=f"No endpoint at {request.path}."),
+        envelope(success=False, outcome="not_found", text=f"No endpoint at {request.path}."),
         status=404,
     )
