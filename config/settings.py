@@ -175,6 +175,8 @@ SPECTACULAR_SETTINGS = {
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_URLS_REGEX = r"^/api/order_confirmation/?$"
+CORS_ALLOW_METHODS = ("POST", "OPTIONS")
+CORS_ALLOW_HEADERS = ("content-type",)
 
 # Events the database could not take wait here for `manage.py replay_spool` (attribution/spool.py).
 # Local disk of each app server; replay runs on every server (or point all at one shared volume).
