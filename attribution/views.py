@@ -326,3 +326,17 @@ def api_not_found(request, *args, **kwargs):
         envelope(success=False, outcome="not_found", text=f"No endpoint at {request.path}."),
         status=404,
     )
+
+
+def server_error(request, *args, **kwargs):
+    """Django's last resort (handler500): JSON under /api/ (D1), the plain error page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            envelope(
+                success=False, outcome=Outcome.HANDLER_ERROR, text="Processing error on the service side."
+            ),
+            status=500,
+        )
+    from django.views.defaults import server_error as html_server_error
+
+    return html_server_error(request)

@@ -7,6 +7,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from attribution import links
 from attribution.views import api_not_found
 
+handler500 = "attribution.views.server_error"
+
 # Creator links (reverse as "links:follow"). A trailing slash is accepted: some apps append one.
 link_patterns = [re_path(r"^(?P<code>[A-Za-z0-9_-]{1,64})/?$", links.follow, name="follow")]
 

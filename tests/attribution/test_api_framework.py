@@ -119,3 +119,21 @@ def test_production_refuses_to_start_without_a_secret_key():
     )
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_an_error_outside_the_api_views_still_answers_json_under_api(rf):
+    import config.urls
+    from attribution.views import server_error
+
+    assert config.urls.handler500 == "attribution.views.server_error"
+    api_answer = server_error(rf.get("/api/Affiliates/cancel"))
+    page_answer = server_error(rf.get("/health/"))
+
+    assert api_answer.status_code == 500
+    assert json.loads(api_answer.content) == {
+        "success": False,
+        "outcome": "handler_error",
+        "error": "Processing error on the service side.",
+    }
+    assert page_answer.status_code == 500
+    assert page_answer["Content-Type"].startswith("text/html")
