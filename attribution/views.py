@@ -7,6 +7,7 @@ import logging
 from django.db import DatabaseError
 from django.http import JsonResponse, QueryDict
 from django.utils import timezone
+from django.views import defaults
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.request import Empty
@@ -337,6 +338,4 @@ def server_error(request, *args, **kwargs):
             ),
             status=500,
         )
-    from django.views.defaults import server_error as html_server_error
-
-    return html_server_error(request)
+    return defaults.server_error(request)
