@@ -63,6 +63,8 @@ class EventView(APIView):
         # A wrong method is not an event (D2): refuse it before authentication could answer 401.
         if request.method not in ("POST", "OPTIONS"):
             raise exceptions.MethodNotAllowed(request.method)
+        if request.method == "OPTIONS":
+            return  # describes the endpoint; nothing to authenticate or throttle
         # Receipt time before authentication and throttling, so a refused request is logged as it came.
         request.event_received_at = timezone.now()
         super().initial(request, *args, **kwargs)
@@ -70,6 +72,13 @@ class EventView(APIView):
     def post(self, request, *args, **kwargs):
         result = self.handle(request, request.data, request.event_received_at)
         return self.answer(result)
+
+    def options(self, request, *args, **kwargs):
+        """Plain OPTIONS (a CORS preflight is answered by the middleware): what to send here, in D1's shape."""
+        text = "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/."
+        return Response(
+            envelope(success=True, outcome="options", text=text), headers={"Allow": "POST, OPTIONS"}
+        )
 
     def handle(self, request, payload, received_at) -> Result:
         raise NotImplementedError
@@ -218,7 +227,7 @@ class _KeyedEventView(EventView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        if request.auth is None:
+        if request.method == "POST" and request.auth is None:
             raise exceptions.NotAuthenticated()
 
 

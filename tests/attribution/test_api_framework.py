@@ -137,3 +137,18 @@ def test_an_error_outside_the_api_views_still_answers_json_under_api(rf):
     }
     assert page_answer.status_code == 500
     assert page_answer["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/order_confirmation", "/api/Affiliates/cancel", "/api/Affiliates/update"]
+)
+def test_a_plain_options_request_describes_the_endpoint_in_the_envelope_and_is_not_recorded(client, db, path):
+    from health.models import OutcomeEvent
+
+    response = client.options(path)
+
+    assert response.status_code == 200
+    assert response.json()["success"] is True
+    assert response.json()["outcome"] == "options"
+    assert response["Allow"] == "POST, OPTIONS"
+    assert not OutcomeEvent.objects.exists()
