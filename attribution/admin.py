@@ -200,6 +200,36 @@ def _figures_html(figures) -> str:
     )
 
 
+def _figures_table(table_id: str, keys: list[str], rows: list[tuple[tuple, object]], empty: str):
+    """A statement's figures (totals or per-creator lines) as an admin table: key cells, then amounts."""
+    head = "".join(
+        f"<th>{k}</th>" for k in [*keys, "commissions", "amount", "adjustments", "amount", "total"]
+    )
+    cells = "<td>{}</td>" * (len(keys) + 4) + "<td><strong>{}</strong></td>"
+    body = format_html_join(
+        "",
+        "<tr>" + cells + "</tr>",
+        (
+            (
+                *key,
+                f.commissions,
+                billing.money(f.commission_total, f.currency),
+                f.adjustments,
+                billing.money(f.adjustment_total, f.currency),
+                billing.money(f.total, f.currency),
+            )
+            for key, f in rows
+        ),
+    )
+    empty_row = format_html('<tr><td colspan="{}">{}</td></tr>', len(keys) + 5, empty)
+    return format_html(
+        '<table id="{}"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>',
+        table_id,
+        mark_safe(head),
+        body or empty_row,
+    )
+
+
 @admin.register(Statement)
 class StatementAdmin(ReadOnlyAdmin):
     """Monthly statements per brand: lines per creator and currency, totals per currency, the commissions
@@ -259,49 +289,20 @@ class StatementAdmin(ReadOnlyAdmin):
 
     @admin.display(description="totals per currency")
     def totals_table(self, obj):
-        rows = format_html_join(
-            "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><strong>{}</strong></td></tr>",
-            (
-                (
-                    t.currency,
-                    t.commissions,
-                    billing.money(t.commission_total, t.currency),
-                    t.adjustments,
-                    billing.money(t.adjustment_total, t.currency),
-                    billing.money(t.total, t.currency),
-                )
-                for t in self._summary(obj).totals
-            ),
-        )
-        return format_html(
-            '<table id="statement-totals"><thead><tr><th>currency</th><th>commissions</th><th>amount</th>'
-            "<th>adjustments</th><th>amount</th><th>total</th></tr></thead><tbody>{}</tbody></table>",
-            rows or mark_safe('<tr><td colspan="6">nothing due</td></tr>'),
+        return _figures_table(
+            "statement-totals",
+            ["currency"],
+            [((t.currency,), t) for t in self._summary(obj).totals],
+            "nothing due",
         )
 
     @admin.display(description="lines per creator and currency")
     def lines_table(self, obj):
-        rows = format_html_join(
-            "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><strong>{}</strong></td></tr>",
-            (
-                (
-                    line.creator,
-                    line.currency,
-                    line.commissions,
-                    billing.money(line.commission_total, line.currency),
-                    line.adjustments,
-                    billing.money(line.adjustment_total, line.currency),
-                    billing.money(line.total, line.currency),
-                )
-                for line in self._summary(obj).lines
-            ),
-        )
-        return format_html(
-            '<table id="statement-lines"><thead><tr><th>creator</th><th>currency</th><th>commissions</th>'
-            "<th>amount</th><th>adjustments</th><th>amount</th><th>total</th></tr></thead><tbody>{}</tbody></table>",
-            rows or mark_safe('<tr><td colspan="7">no lines</td></tr>'),
+        return _figures_table(
+            "statement-lines",
+            ["creator", "currency"],
+            [((line.creator, line.currency), line) for line in self._summary(obj).lines],
+            "no lines",
         )
 
     @admin.display(description="behind the figures")
