@@ -17,6 +17,7 @@ from django.db.models.functions import Lower
 
 from brands.models import DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
+from config.db.inserts import InsertStatement
 
 from . import billing, parsing
 from .models import Adjustment, Attribution, Click, Commission, Order, Statement
@@ -307,6 +308,11 @@ def _message(decision: _Decision) -> str:
     return _MESSAGES[decision.outcome]
 
 
+# Every order confirmation writes these rows: statements built once (config/db/inserts.py).
+_insert_order = InsertStatement(Order)
+_insert_commission = InsertStatement(Commission)
+
+
 def _store(*, result, brand, resolution, fields, decision, received_at) -> Result:
     """Store the order (and its commission when tracked) in one transaction.
 
@@ -320,7 +326,7 @@ def _store(*, result, brand, resolution, fields, decision, received_at) -> Resul
         # extra round trips are paid only when a commission is written with the order. Inside an
         # outer transaction (spool replay) a savepoint keeps a duplicate from aborting it.
         with transaction.atomic() if tracked or connection.in_atomic_block else nullcontext():
-            order = Order.objects.create(
+            order_pk = _insert_order(
                 brand_id=brand.id,
                 order_id=fields.order_id,
                 is_test=fields.is_test,
@@ -332,16 +338,16 @@ def _store(*, result, brand, resolution, fields, decision, received_at) -> Resul
                 page_host=resolution.host or "",
                 outcome=decision.outcome,
                 attribution=decision.attribution,
-                click=decision.click,
-                discount_code=decision.discount_code,
+                click_id=decision.click.pk if decision.click else None,
+                discount_code_id=decision.discount_code.pk if decision.discount_code else None,
                 code_sent=fields.code or "",
                 creator_id=decision.creator_id,
                 received_at=received_at,
             )
             if tracked:
-                Commission.objects.create(
+                _insert_commission(
                     brand_id=brand.id,
-                    order=order,
+                    order_id=order_pk,
                     creator_id=decision.creator_id,
                     is_test=fields.is_test,
                     order_amount=fields.amount,

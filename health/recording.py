@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from attribution.parsing import hash_email
+from config.db.inserts import InsertStatement
 
 from .models import OutcomeEvent
 
@@ -119,9 +120,12 @@ def _jsonable(value):
     return value
 
 
-def record(event: EventRecord) -> OutcomeEvent:
-    """Write one outcome log row (one INSERT). Raises on database failure; the caller spools."""
-    return OutcomeEvent.objects.create(
+_insert_event = InsertStatement(OutcomeEvent)
+
+
+def record(event: EventRecord) -> int:
+    """Write one outcome log row (one INSERT) and return its id. Raises on database failure; the caller spools."""
+    return _insert_event(
         brand_id=event.brand_id,
         endpoint=event.endpoint,
         outcome=event.outcome,

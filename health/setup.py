@@ -73,7 +73,7 @@ def send_test_order(
         request_body=payload,
     )
     try:
-        return result, record(event).pk
+        return result, record(event)
     except DatabaseError:
         logger.exception("outcome log write failed", extra={"request_id": request_id})
         return result, None

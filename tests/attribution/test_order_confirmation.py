@@ -1095,12 +1095,12 @@ def _fail(*args, **kwargs):
     raise OperationalError("could not write: disk full")
 
 
-@pytest.mark.parametrize("model", [Order, Commission])
+@pytest.mark.parametrize("insert", ["_insert_order", "_insert_commission"])
 def test_a_failed_save_answers_insert_failed_and_keeps_nothing_half_written(
-    confirm, prop, creator, monkeypatch, spool_dir, model
+    confirm, prop, creator, monkeypatch, spool_dir, insert
 ):
     click = click_on(prop, creator=creator)
-    monkeypatch.setattr(model.objects, "create", _fail)
+    monkeypatch.setattr(services, insert, _fail)
 
     response = confirm(order(clickId=click.click_id))
 
@@ -1116,7 +1116,7 @@ def test_an_order_whose_save_failed_can_be_tracked_when_sent_again(
 ):
     click = click_on(prop, creator=creator)
     with monkeypatch.context() as patched:
-        patched.setattr(Commission.objects, "create", _fail)
+        patched.setattr(services, "_insert_commission", _fail)
         answer(confirm(order(clickId=click.click_id)), 200, "insert_failed")
 
     answer(confirm(order(clickId=click.click_id)), 200, "tracked")

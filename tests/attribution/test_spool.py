@@ -36,7 +36,7 @@ def _break_order_inserts(monkeypatch):
     def refuse(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(Order.objects, "create", refuse)
+    monkeypatch.setattr("attribution.services._insert_order", refuse)
 
 
 def test_an_order_the_database_refuses_is_answered_insert_failed_and_spooled(api, prop, monkeypatch):
@@ -168,7 +168,7 @@ def test_an_outcome_row_the_database_refuses_is_spooled_and_recorded_on_replay(a
         def refuse(*args, **kwargs):
             raise OperationalError("log table unavailable")
 
-        patch.setattr(OutcomeEvent.objects, "create", refuse)
+        patch.setattr("health.recording._insert_event", refuse)
         response = api.post(ORDER_PATH, _order(prop))
     assert response.json()["outcome"] == "no_attribution"
     assert Order.objects.count() == 1

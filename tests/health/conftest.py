@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.outcomes import OUTCOMES, Outcome
+from health.models import OutcomeEvent
 from health.recording import EventRecord, record
 from tests import factories
 
@@ -56,7 +57,7 @@ def make_event(now):
         response_body=None,
         warnings=None,
     ):
-        return record(
+        event_id = record(
             EventRecord(
                 endpoint=endpoint,
                 outcome=str(outcome),
@@ -71,5 +72,6 @@ def make_event(now):
                 warnings=warnings or [],
             )
         )
+        return OutcomeEvent.objects.get(pk=event_id)
 
     return make
