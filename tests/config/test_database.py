@@ -1,0 +1,125 @@
+"""The database layer under the hot paths: prebuilt INSERT statements and the reused-connection check."""
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import psycopg
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from attribution.models import Order
+from config.db.inserts import InsertStatement
+from health.models import OutcomeEvent
+
+insert_order = InsertStatement(Order)
+insert_event = InsertStatement(OutcomeEvent)
+
+
+def test_an_insert_statement_stores_the_row_as_the_orm_would_and_returns_its_id(prop):
+    received = datetime(2026, 11, 21, 18, 30, 0, 123456, tzinfo=UTC)
+
+    pk = insert_order(
+        brand_id=prop.brand_id,
+        order_id="A-1001",
+        amount=Decimal("59.905"),
+        currency="USD",
+        property_id=prop.pk,
+        outcome="no_attribution",
+        received_at=received,
+    )
+
+    order = Order.objects.get(pk=pk)
+    assert (order.order_id, order.amount, order.currency, order.received_at) == (
+        "A-1001",
+        Decimal("59.905"),
+        "USD",
+        received,
+    )
+    # Fields left out get their model defaults, as with create().
+    assert (order.is_test, order.attribution, order.page_host, order.click_id) == (False, "none", "", None)
+
+
+def test_json_fields_are_stored_as_json(brand):
+    pk = insert_event(
+        brand_id=brand.pk,
+        endpoint="order_confirmation",
+        outcome="tracked",
+        http_status=200,
+        request_body={"orderId": "A-1", "orderAmount": "59.90", "nested": [1, {"a": None}]},
+        response_body={"success": True},
+    )
+
+    event = OutcomeEvent.objects.get(pk=pk)
+    assert event.request_body == {"orderId": "A-1", "orderAmount": "59.90", "nested": [1, {"a": None}]}
+    assert event.response_body == {"success": True}
+    assert event.warnings == []  # the model default
+    assert event.received_at is not None
+
+
+def test_an_insert_statement_is_one_query(brand, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        insert_event(brand_id=brand.pk, endpoint="cancel", outcome="tracked", http_status=200)
+
+
+def test_an_unknown_field_is_refused_before_anything_is_written(brand):
+    with pytest.raises(TypeError, match="no field brand"):
+        insert_event(brand=brand, endpoint="cancel", outcome="tracked", http_status=200)
+    assert not OutcomeEvent.objects.exists()
+
+
+def test_a_model_with_auto_now_cannot_be_given_an_insert_statement():
+    from django.db import models
+
+    class Stamped(models.Model):
+        changed = models.DateTimeField(auto_now=True)
+
+        class Meta:
+            app_label = "tests"
+
+    with pytest.raises(TypeError, match="auto_now"):
+        InsertStatement(Stamped)
+
+
+# --- the reused-connection check (PostgreSQL: config/db/base.py) ---------------------------------
+
+
+@pytest.fixture
+def own_connection(postgres_only, transactional_db):
+    """The default connection, outside a test transaction, as a worker holds it between requests."""
+    connection.ensure_connection()
+    yield connection
+    connection.close()
+
+
+def _next_request(conn):
+    """What Django does between two requests of a worker with CONN_HEALTH_CHECKS on."""
+    conn.close_if_unusable_or_obsolete()
+
+
+def test_a_healthy_reused_connection_is_kept_without_a_round_trip(own_connection, monkeypatch):
+    before = own_connection.connection
+    round_trips = []
+    monkeypatch.setattr(own_connection, "is_usable", lambda: round_trips.append("SELECT 1") or True)
+    _next_request(own_connection)
+
+    with CaptureQueriesContext(own_connection) as queries:
+        own_connection.close_if_health_check_failed()
+
+    assert own_connection.connection is before
+    assert round_trips == []
+    assert len(queries) == 0
+
+
+def test_a_connection_the_server_ended_is_replaced_before_the_next_request_uses_it(own_connection):
+    old_pid = own_connection.connection.info.backend_pid
+    with psycopg.connect(**own_connection.get_connection_params(), autocommit=True) as admin:
+        # With a timeout, PostgreSQL returns once the backend has exited, as after a restart.
+        admin.execute("SELECT pg_terminate_backend(%s, 5000)", [old_pid])
+    _next_request(own_connection)
+
+    with own_connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        new_pid = cursor.fetchone()[0]
+
+    assert new_pid != old_pid
