@@ -13,9 +13,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Subquery
-from django.db.models.functions import Lower
 
-from brands.models import DiscountCode, KnownShopper
+from brands.models import Creator, DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.db.inserts import InsertStatement
 
@@ -229,6 +228,32 @@ def _parse_confirmation(payload: dict, result: Result) -> _Confirmation | None:
     )
 
 
+# The click and code lookups of every attributed order, written out: a queryset with select_related
+# costs ~0.5 ms of Python to compile per call, raw() ~0.1 ms and still converts the columns by field.
+_CLICK_SQL = f"""
+    SELECT click.id, click.brand_id, click.property_id, click.creator_id, click.clicked_at,
+           creator.is_active AS creator_is_active
+    FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id
+    WHERE click.click_id = %s
+"""
+_CODE_SQL = f"""
+    SELECT code.id, code.creator_id, code.is_blacklisted, creator.is_active AS creator_is_active
+    FROM {DiscountCode._meta.db_table} code LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id
+    WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)
+"""  # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides
+# are lowered by the database, so codes match exactly as the constraint compares them
+
+
+def _click(click_id: str) -> Click | None:
+    """The click, with `creator_is_active`."""
+    return next(iter(Click.objects.raw(_CLICK_SQL, [click_id])), None)
+
+
+def _discount_code(brand_id: int, code: str) -> DiscountCode | None:
+    """The brand's code, matched case-insensitively, with `creator_is_active`."""
+    return next(iter(DiscountCode.objects.raw(_CODE_SQL, [brand_id, code])), None)
+
+
 def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, received_at) -> _Decision:
     """Steps 8-13 of D3: reads only; the order is stored afterwards."""
     if resolution.is_unregistered_property:
@@ -238,7 +263,7 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
 
     fallback = None
     if fields.click_id:
-        click = Click.objects.select_related("creator").filter(click_id=fields.click_id).first()
+        click = _click(fields.click_id)
         if click is None:
             return _Decision(Outcome.CLICK_NOT_FOUND)
         if click.brand_id != brand.id:
@@ -247,19 +272,14 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
             fallback = _Decision(Outcome.PROPERTY_MISMATCH)
         elif received_at - click.clicked_at > timedelta(days=brand.attribution_window_days):
             fallback = _Decision(Outcome.EXPIRED_CLICK)
-        elif not click.creator.is_active:
+        elif not click.creator_is_active:
             return _Decision(Outcome.BANNED_USER, attribution=Attribution.CLICK, click=click)
         else:
             return _Decision(Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id)
 
     if fields.code:
-        code = (
-            DiscountCode.objects.select_related("creator")
-            .annotate(code_lower=Lower("code"))
-            .filter(brand_id=brand.id, code_lower=fields.code.lower())
-            .first()
-        )
-        if code is not None and not code.is_blacklisted and code.creator.is_active:
+        code = _discount_code(brand.id, fields.code)
+        if code is not None and not code.is_blacklisted and code.creator_is_active:
             return _Decision(
                 Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id
             )
