@@ -12,14 +12,13 @@ from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import Subquery
 
 from brands.models import Creator, DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.db.inserts import InsertStatement
 
 from . import billing, parsing
-from .models import Adjustment, Attribution, Click, Commission, Order, Statement
+from .models import Adjustment, AmountChange, Attribution, Click, Commission, Order, Statement
 from .outcomes import Outcome, Result
 
 logger = logging.getLogger(__name__)
@@ -331,6 +330,7 @@ def _message(decision: _Decision) -> str:
 # Every order confirmation writes these rows: statements built once (config/db/inserts.py).
 _insert_order = InsertStatement(Order)
 _insert_commission = InsertStatement(Commission)
+_insert_amount_change = InsertStatement(AmountChange)
 
 
 def _store(*, result, brand, resolution, fields, decision, received_at) -> Result:
@@ -482,16 +482,24 @@ def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Cha
     return change
 
 
-def _locked_commission(*, brand_id: int, change: _Change) -> Commission | None:
-    """The commission of a brand's order, row-locked until the transaction ends."""
-    # The order's unique index finds the order; the scalar subquery keeps the planner from
-    # walking all of a brand's commissions when its statistics are stale.
-    order = Order.objects.filter(brand_id=brand_id, order_id=change.order_id, is_test=change.is_test)
-    return (
-        Commission.objects.select_for_update()
-        .filter(brand_id=brand_id, order_id=Subquery(order.values("pk")[:1]))
-        .first()
+# Every cancel and update locks its commission through the order's unique index (the scalar subquery
+# keeps the planner from walking all of a brand's commissions when its statistics are stale). Written
+# out because a select_for_update queryset with a subquery costs ~0.6 ms of Python to compile per call.
+_LOCKED_COMMISSION_SQL = f"""
+    SELECT * FROM {Commission._meta.db_table}
+    WHERE brand_id = %s AND order_id = (
+        SELECT id FROM {Order._meta.db_table} WHERE brand_id = %s AND order_id = %s AND is_test = %s
     )
+"""
+
+
+def _locked_commission(*, brand_id: int, change: _Change) -> Commission | None:
+    """The commission of a brand's order, row-locked until the transaction ends (where the database can)."""
+    sql = _LOCKED_COMMISSION_SQL
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    params = [brand_id, brand_id, change.order_id, change.is_test]
+    return next(iter(Commission.objects.raw(sql, params)), None)
 
 
 def _not_found(result: Result, change: _Change) -> Result:
@@ -637,7 +645,8 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                 change.new_order_amount, commission.rate_percent, commission.currency
             )
             changed_at = _change_time(commission, received_at)
-            commission.amount_changes.create(
+            _insert_amount_change(
+                commission_id=commission.pk,
                 brand_id=brand_id,
                 old_order_amount=commission.order_amount,
                 new_order_amount=change.new_order_amount,
