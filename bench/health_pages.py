@@ -73,7 +73,7 @@ def fill(brand, count: int) -> None:
             INSERT INTO health_outcomeevent
                 (brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at,
                  request_id, key_prefix, request_body, response_body, warnings)
-            SELECT %s,
+            SELECT %s::integer,
                    CASE WHEN g %% 20 = 0 THEN 'cancel' WHEN g %% 20 = 1 THEN 'update' ELSE 'order_confirmation' END,
                    ({outcomes})[1 + g %% {len(OUTCOMES)}],
                    CASE WHEN g %% {len(OUTCOMES)} IN (9, 10, 11) THEN 400 ELSE 200 END,
@@ -84,7 +84,7 @@ def fill(brand, count: int) -> None:
                    jsonb_build_object('orderId', 'ORD-' || g, 'orderAmount', '59.90', 'currency', 'USD'),
                    jsonb_build_object('success', true, 'outcome', 'no_attribution'),
                    '[]'::jsonb
-            FROM generate_series(%s, %s) AS g
+            FROM generate_series(%s::integer, %s::integer) AS g
             """,
             [brand.id, have + 1, count],
         )
