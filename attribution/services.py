@@ -235,12 +235,14 @@ _CLICK_SQL = f"""
     FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id
     WHERE click.click_id = %s
 """
+# LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides are
+# lowered by the database, so a code matches exactly when the constraint would call it the same code.
 _CODE_SQL = f"""
     SELECT code.id, code.creator_id, code.is_blacklisted, creator.is_active AS creator_is_active
-    FROM {DiscountCode._meta.db_table} code LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id
+    FROM {DiscountCode._meta.db_table} code
+    LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id
     WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)
-"""  # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides
-# are lowered by the database, so codes match exactly as the constraint compares them
+"""
 
 
 def _click(click_id: str) -> Click | None:
@@ -327,7 +329,7 @@ def _message(decision: _Decision) -> str:
     return _MESSAGES[decision.outcome]
 
 
-# Every order confirmation writes these rows: statements built once (config/db/inserts.py).
+# The rows order events write, by statements built once (config/db/inserts.py).
 _insert_order = InsertStatement(Order)
 _insert_commission = InsertStatement(Commission)
 _insert_amount_change = InsertStatement(AmountChange)
