@@ -25,16 +25,6 @@ PENDING, CANCELLED = Commission.State.PENDING, Commission.State.CANCELLED
 
 
 @pytest.fixture
-def alice(brand, prop):
-    return caller_of(brand, "alice")
-
-
-@pytest.fixture
-def bob(other_brand, other_prop):
-    return caller_of(other_brand, "bob")
-
-
-@pytest.fixture
 def commission(brand):
     return commission_for(brand, order_id="A-1")
 

@@ -19,16 +19,6 @@ from tests.attribution.keyed import CANCEL, PAID_AT, UPDATE, caller_of, commissi
 State = Commission.State
 
 
-@pytest.fixture
-def alice(brand, prop):
-    return caller_of(brand, "alice")
-
-
-@pytest.fixture
-def bob(other_brand, other_prop):
-    return caller_of(other_brand, "bob")
-
-
 def post(client, path, body, caller=None):
     headers = caller.headers if caller is not None else {}
     return client.post(path, body, content_type="application/json", **headers)

@@ -11,21 +11,11 @@ from django.test import Client
 
 from attribution.models import AmountChange, Commission
 from health.models import OutcomeEvent
-from tests.attribution.keyed import CANCEL, UPDATE, caller_of, commission_for, fresh
+from tests.attribution.keyed import CANCEL, UPDATE, commission_for, fresh
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
 
 RACERS = 8
-
-
-@pytest.fixture
-def alice(brand, prop):
-    return caller_of(brand, "alice")
-
-
-@pytest.fixture
-def bob(other_brand, other_prop):
-    return caller_of(other_brand, "bob")
 
 
 def race(*requests):

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from attribution.models import AmountChange, Commission, Statement
 from attribution.services import move_commission
 from health.models import OutcomeEvent
-from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, caller_of, commission_for, fresh
+from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, commission_for, fresh
 
 State = Commission.State
 PENDING, LOCKED, PAID, CANCELLED = State.PENDING, State.LOCKED, State.PAID, State.CANCELLED
@@ -22,16 +22,6 @@ STAMPS = {CANCELLED: "cancelled_at", LOCKED: "locked_at", PAID: "paid_at", PENDI
 D7_MOVES = {(PENDING, LOCKED), (PENDING, CANCELLED), (LOCKED, PAID), (LOCKED, CANCELLED)}
 ALLOWED = D7_MOVES | {(PAID, CANCELLED)}
 REFUSED = sorted(set(product(State, State)) - ALLOWED)
-
-
-@pytest.fixture
-def alice(brand, prop):
-    return caller_of(brand, "alice")
-
-
-@pytest.fixture
-def bob(other_brand, other_prop):
-    return caller_of(other_brand, "bob")
 
 
 def cancel(client, caller, order_id="A-1"):

@@ -8,19 +8,9 @@ import pytest
 from attribution.models import AmountChange, Commission
 from health.models import OutcomeEvent
 from tests import factories
-from tests.attribution.keyed import CREATED_AT, UPDATE, caller_of, commission_for, order_url
+from tests.attribution.keyed import CREATED_AT, UPDATE, commission_for, order_url
 
 CHANGED_AT = datetime(2026, 5, 3, 9, 30, tzinfo=UTC)
-
-
-@pytest.fixture
-def alice(brand, prop):
-    return caller_of(brand, "alice")
-
-
-@pytest.fixture
-def bob(other_brand, other_prop):
-    return caller_of(other_brand, "bob")
 
 
 @pytest.fixture

@@ -13,21 +13,10 @@ from tests.attribution.keyed import (
     UPDATE,
     assert_key_nowhere_in_the_logs,
     assert_key_nowhere_in_the_outcome_log,
-    caller_of,
     commission_for,
     fresh,
     the_one_event,
 )
-
-
-@pytest.fixture
-def alice(brand, prop):
-    return caller_of(brand, "alice")
-
-
-@pytest.fixture
-def bob(other_brand, other_prop):
-    return caller_of(other_brand, "bob")
 
 
 @pytest.fixture
