@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.views import defaults
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -48,6 +49,17 @@ def _framework_answer(exc) -> tuple[Outcome | str, str, int]:
     return Outcome.HANDLER_ERROR, "", 500
 
 
+class AlwaysJSON(DefaultContentNegotiation):
+    """Every answer under /api/ is JSON (D1), whatever the client's Accept header asks for.
+
+    Server HTTP clients send all kinds of Accept headers; refusing them with 406 would turn a good
+    event into an error. Skipping the Accept parsing also saves it on every request.
+    """
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
 class EventView(APIView):
     """Base of the three event endpoints: parse, call one service, answer, record."""
 
@@ -55,6 +67,7 @@ class EventView(APIView):
     # The outcome when the database cannot be reached: cancel's interface has no insert_failed.
     database_failure = Outcome.INSERT_FAILED
     parser_classes = [StrictJSONParser]
+    content_negotiation_class = AlwaysJSON
     authentication_classes: list = []
     permission_classes: list = []
     throttle_classes = [PerClientIpThrottle]
@@ -268,6 +281,7 @@ class OrderReadView(APIView):
     authentication_classes = [DeveloperKeyAuthentication]
     permission_classes: list = []
     throttle_classes = [PerDeveloperKeyThrottle]
+    content_negotiation_class = AlwaysJSON
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

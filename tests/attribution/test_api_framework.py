@@ -152,3 +152,50 @@ def test_a_plain_options_request_describes_the_endpoint_in_the_envelope_and_is_n
     assert response.json()["outcome"] == "options"
     assert response["Allow"] == "POST, OPTIONS"
     assert not OutcomeEvent.objects.exists()
+
+
+# Servers send what their HTTP client defaults to, and some ask for HTML or XML: the events are judged
+# all the same and answered in JSON (D1), never refused as not acceptable.
+@pytest.mark.parametrize("accept", ["text/html", "application/xml", "text/html,application/xhtml+xml;q=0.9"])
+def test_every_endpoint_answers_json_whatever_the_client_accepts(client, prop, alice, accept):
+    from attribution.models import Order
+    from tests.attribution.keyed import CANCEL, UPDATE, commission_for, order_url
+
+    commission_for(prop.brand, order_id="ACC-1")
+    confirmation = {
+        "orderAmount": 5,
+        "orderId": "ACC-2",
+        "currency": "USD",
+        "page_url": f"https://{prop.host}/",
+    }
+    answers = [
+        client.post(
+            "/api/order_confirmation",
+            json.dumps(confirmation),
+            content_type="application/json",
+            HTTP_ACCEPT=accept,
+        ),
+        client.post(
+            UPDATE,
+            json.dumps({"order_id": "ACC-1", "new_order_amount": "80.00", "currency": "USD"}),
+            content_type="application/json",
+            HTTP_ACCEPT=accept,
+            **alice.headers,
+        ),
+        client.post(
+            CANCEL,
+            json.dumps({"order_id": "ACC-1"}),
+            content_type="application/json",
+            HTTP_ACCEPT=accept,
+            **alice.headers,
+        ),
+        client.get(order_url("ACC-1"), HTTP_ACCEPT=accept, **alice.headers),
+    ]
+
+    assert [(a.status_code, a["Content-Type"], a.json()["outcome"]) for a in answers] == [
+        (200, "application/json", "no_attribution"),
+        (200, "application/json", "tracked"),
+        (200, "application/json", "tracked"),
+        (200, "application/json", "found"),
+    ]
+    assert Order.objects.filter(order_id="ACC-2").exists()
