@@ -415,7 +415,7 @@ class _Change:
 
 def _brand_of_key(*, key, payload: dict, result: Result) -> int | None:
     """The key's brand (D6), if active and the optional `domain` is one of its properties."""
-    if not key.brand.is_active:
+    if not key.brand_is_active:
         _set(
             result,
             Outcome.UNRESOLVED_DOMAIN,

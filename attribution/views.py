@@ -302,7 +302,7 @@ class OrderReadView(APIView):
                 status=400,
             )
         key = request.auth
-        if not key.brand.is_active:
+        if not key.brand_is_active:
             return Response(
                 envelope(
                     success=False,

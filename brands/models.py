@@ -13,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.functional import cached_property
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
 from attribution.parsing import normalize_host, registrable_domain
@@ -120,8 +121,23 @@ class Property(models.Model):
 
 
 class DeveloperKeyManager(BaseAPIKeyManager):
-    def get_usable_keys(self):
-        return super().get_usable_keys().select_related("brand")
+    def get_from_key(self, key: str) -> "DeveloperKey":
+        """The usable key with this plaintext, and whether its brand is active, in one statement.
+
+        Every cancel, update and read call runs this: the library's select_related `get()` cost
+        ~0.5 ms of Python to compile per call, a third of a cancel's own work (bench/README.md).
+        """
+        prefix = key.partition(".")[0]
+        table, brands = self.model._meta.db_table, Brand._meta.db_table
+        sql = (
+            f"SELECT developer_key.*, brand.is_active AS brand_is_active FROM {table} developer_key "
+            f"JOIN {brands} brand ON brand.id = developer_key.brand_id "
+            "WHERE developer_key.prefix = %s AND developer_key.revoked = %s"
+        )
+        found = next(iter(self.raw(sql, [prefix, False])), None)
+        if found is None or not found.is_valid(key):
+            raise self.model.DoesNotExist("Key is not valid.")
+        return found
 
 
 class DeveloperKey(AbstractAPIKey):
@@ -144,6 +160,11 @@ class DeveloperKey(AbstractAPIKey):
             # The admin's per-brand key list.
             models.Index(fields=["brand", "-created"], name="devkey_brand_created_idx"),
         ]
+
+    @cached_property
+    def brand_is_active(self) -> bool:
+        """Whether the key's brand takes events (`get_from_key` reads it with the key)."""
+        return self.brand.is_active
 
     def revoke(self):
         """Revoke for good; the library refuses to un-revoke."""

@@ -22,3 +22,20 @@ def test_a_revoked_key_is_not_usable(brand):
     row.revoke()
     assert not DeveloperKey.objects.is_valid(plaintext)
     assert DeveloperKey.objects.get(pk=row.pk).revoked_at is not None
+
+
+def test_a_key_and_whether_its_brand_is_active_are_read_in_one_query(brand, django_assert_num_queries):
+    row, plaintext = issue_key(brand)
+    brand.is_active = False
+    brand.save()
+
+    with django_assert_num_queries(1):
+        found = DeveloperKey.objects.get_from_key(plaintext)
+        assert found.brand_is_active is False
+    assert found == row and found.brand_id == brand.id
+
+
+def test_a_wrong_secret_after_a_known_prefix_is_not_valid(brand):
+    row, plaintext = issue_key(brand)
+    assert not DeveloperKey.objects.is_valid(row.prefix + ".not-the-secret")
+    assert DeveloperKey.objects.is_valid(plaintext)
