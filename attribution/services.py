@@ -15,7 +15,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from brands.models import Creator, DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
-from config.db.inserts import InsertStatement
+from config.db.statements import InsertStatement, save_fields
 
 from . import billing, parsing
 from .models import Adjustment, AmountChange, Attribution, Click, Commission, Order, Statement
@@ -329,7 +329,7 @@ def _message(decision: _Decision) -> str:
     return _MESSAGES[decision.outcome]
 
 
-# The rows order events write, by statements built once (config/db/inserts.py).
+# The rows order events write, by statements built once (config/db/statements.py).
 _insert_order = InsertStatement(Order)
 _insert_commission = InsertStatement(Commission)
 _insert_amount_change = InsertStatement(AmountChange)
@@ -548,7 +548,7 @@ def move_commission(
     if state == Commission.State.PAID:
         commission.paid_amount = commission.amount
         fields.append("paid_amount")
-    commission.save(update_fields=fields)
+    save_fields(commission, fields)
 
 
 def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "") -> Result:
@@ -668,7 +668,7 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                 )
             commission.order_amount, commission.amount = change.new_order_amount, new_amount
             commission.updated_at = changed_at
-            commission.save(update_fields=["order_amount", "amount", "updated_at"])
+            save_fields(commission, ["order_amount", "amount", "updated_at"])
     except DatabaseError:
         logger.exception("update failed", extra={"brand_id": brand_id})
         return _insert_failed(result)

@@ -489,10 +489,10 @@ def test_it_answers_handler_error_when_processing_fails_unexpectedly(client, ali
 
 
 def test_it_answers_handler_error_when_saving_the_cancel_fails(client, alice, commission, monkeypatch):
-    def failing_save(self, *args, **kwargs):
+    def failing_save(*args, **kwargs):
         raise DatabaseError("disk full")
 
-    monkeypatch.setattr(Commission, "save", failing_save)
+    monkeypatch.setattr("attribution.services.save_fields", failing_save)
 
     response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 

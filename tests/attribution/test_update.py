@@ -462,10 +462,10 @@ def test_it_answers_already_cancelled_and_keeps_the_amount_of_a_cancelled_commis
 
 
 def test_it_answers_insert_failed_when_saving_the_new_amount_fails(client, alice, commission, monkeypatch):
-    def failing_save(self, *args, **kwargs):
+    def failing_save(*args, **kwargs):
         raise DatabaseError("disk full")
 
-    monkeypatch.setattr(Commission, "save", failing_save)
+    monkeypatch.setattr("attribution.services.save_fields", failing_save)
 
     response = update(client, alice, {"order_id": "A-1", "new_order_amount": "20", "currency": "USD"})
 

@@ -1,4 +1,4 @@
-"""The database layer under the hot paths: prebuilt INSERT statements and the reused-connection check."""
+"""The database layer under the hot paths: prebuilt INSERT and UPDATE statements and the reused-connection check."""
 
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from attribution.models import Order
-from config.db.inserts import InsertStatement
+from attribution.models import Commission, Order
+from config.db.statements import InsertStatement, UpdateStatement, save_fields
 from health.models import OutcomeEvent
 
 insert_order = InsertStatement(Order)
@@ -66,6 +66,46 @@ def test_an_unknown_field_is_refused_before_anything_is_written(brand):
     with pytest.raises(TypeError, match="no field brand"):
         insert_event(brand=brand, endpoint="cancel", outcome="tracked", http_status=200)
     assert not OutcomeEvent.objects.exists()
+
+
+def test_an_update_statement_writes_only_its_fields_as_save_would(brand):
+    from tests.attribution.keyed import commission_for
+
+    commission = commission_for(brand, order_id="U-1", order_amount="100.00")
+    stale = Commission.objects.get(pk=commission.pk)
+    stale.state = Commission.State.CANCELLED  # changed in memory only: not among the fields written
+    stale.order_amount, stale.amount = Decimal("80.004"), Decimal("8.00")
+    changed_at = datetime(2026, 11, 21, 19, 0, 0, 654321, tzinfo=UTC)
+    stale.updated_at = changed_at
+
+    assert UpdateStatement(Commission, ["order_amount", "amount", "updated_at"])(stale) == 1
+
+    row = Commission.objects.get(pk=commission.pk)
+    assert (row.order_amount, row.amount, row.updated_at, row.state) == (
+        Decimal("80.004"),
+        Decimal("8.00"),
+        changed_at,
+        Commission.State.PENDING,
+    )
+
+
+def test_save_fields_is_one_query_and_refuses_a_row_that_is_gone(brand, django_assert_num_queries):
+    from tests.attribution.keyed import commission_for
+
+    commission = commission_for(brand, order_id="U-2")
+    commission.amount = Decimal("1.00")
+    with django_assert_num_queries(1):
+        save_fields(commission, ["amount"])
+    assert Commission.objects.get(pk=commission.pk).amount == Decimal("1.00")
+
+    Commission.objects.filter(pk=commission.pk).delete()
+    with pytest.raises(Commission.DoesNotExist):
+        save_fields(commission, ["amount"])
+
+
+def test_an_update_statement_refuses_the_primary_key():
+    with pytest.raises(TypeError, match="cannot be updated"):
+        UpdateStatement(Commission, ["id"])
 
 
 def test_a_model_with_auto_now_cannot_be_given_an_insert_statement():
