@@ -1,8 +1,9 @@
 """`make bench`: the service as in production (gunicorn, DEBUG=False, PostgreSQL) under wrk load.
 
-Prepares a bench world in the DATABASE_URL database, starts gunicorn with one worker per core,
-and for each scenario runs a warm-up and then a fixed-duration wrk run at fixed concurrency from a
-separate process on loopback. Prints a table, the ratio of order-confirmation throughput to the
+Prepares a bench world in the DATABASE_URL database, starts gunicorn with (2 x cores) + 1 sync
+workers, and runs rounds of the three scenarios (baseline, order confirmation, cancel/update), each
+a warm-up and then a fixed-duration wrk run at fixed concurrency from a separate process on
+loopback. Prints the medians of the rounds, the ratio of order-confirmation throughput to the
 baseline's last, and writes bench/results/bench-<time>.json.
 """
 
@@ -18,6 +19,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from statistics import median
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -143,10 +145,28 @@ def wrk(script: str, port: int, *, duration: int, connections: int, env: dict) -
     return data
 
 
+SCENARIOS = [
+    ("baseline", "baseline.lua"),
+    ("order_confirmation", "mixed_orders.lua"),
+    ("cancel_update", "changes.lua"),
+]
+
+
+def ratios(measured: dict) -> dict:
+    """The headline figures of one round: throughput and p99 against the same round's baseline."""
+    base = measured["baseline"]
+    return {
+        "order_confirmation": measured["order_confirmation"]["rps"] / base["rps"],
+        "cancel_update": measured["cancel_update"]["rps"] / base["rps"],
+        "order_p99": measured["order_confirmation"]["p99_us"] / max(base["p99_us"], 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--duration", type=int, default=20, help="seconds measured per scenario")
-    parser.add_argument("--warmup", type=int, default=5, help="seconds of warm-up per scenario")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of all three scenarios")
+    parser.add_argument("--duration", type=int, default=10, help="seconds measured per scenario and round")
+    parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up per scenario and round")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--port", type=int, default=8799)
     args = parser.parse_args()
@@ -196,31 +216,41 @@ def main() -> None:
         stdout=subprocess.DEVNULL,
         stderr=log,
     )
-    results = {}
+    rounds = []
     try:
         wait_for_port(args.port)
-        for name, script in [
-            ("baseline", "baseline.lua"),
-            ("order_confirmation", "mixed_orders.lua"),
-            ("cancel_update", "changes.lua"),
-        ]:
-            env["BENCH_RUN"] = f"{world['run']}w"
-            wrk(script, args.port, duration=args.warmup, connections=args.connections, env=env)
-            env["BENCH_RUN"] = world["run"]
-            results[name] = wrk(
-                script, args.port, duration=args.duration, connections=args.connections, env=env
-            )
+        # The VM's speed drifts by up to 2x within minutes, so the scenarios take turns: each round
+        # measures the baseline and the other two back to back, and the ratios are taken per round.
+        for number in range(1, args.rounds + 1):
+            measured = {}
+            for name, script in SCENARIOS:
+                env["BENCH_RUN"] = f"{world['run']}r{number}w"  # fresh order ids in every run
+                wrk(script, args.port, duration=args.warmup, connections=args.connections, env=env)
+                env["BENCH_RUN"] = f"{world['run']}r{number}"
+                measured[name] = wrk(
+                    script, args.port, duration=args.duration, connections=args.connections, env=env
+                )
+            rounds.append({"results": measured, "ratios": ratios(measured)})
     finally:
         server.terminate()
         server.wait(timeout=30)
         log.close()
 
-    base = results["baseline"]
-    order_ratio = results["order_confirmation"]["rps"] / base["rps"]
-    change_ratio = results["cancel_update"]["rps"] / base["rps"]
+    results = {
+        name: {
+            "rps": median(r["results"][name]["rps"] for r in rounds),
+            "p50_us": median(r["results"][name]["p50_us"] for r in rounds),
+            "p95_us": median(r["results"][name]["p95_us"] for r in rounds),
+            "p99_us": median(r["results"][name]["p99_us"] for r in rounds),
+            "errors": sum(r["results"][name]["errors"] for r in rounds),
+        }
+        for name, _ in SCENARIOS
+    }
+    headline = {key: median(r["ratios"][key] for r in rounds) for key in rounds[0]["ratios"]}
     print(
         f"\nmachine: {platform.node()} · {os.cpu_count()} cores · gunicorn {workers} sync workers · "
-        f"wrk 1 thread, {args.connections} connections, {args.duration}s after {args.warmup}s warm-up\n"
+        f"wrk 1 thread, {args.connections} connections · {args.rounds} rounds of {args.duration}s per "
+        f"scenario after {args.warmup}s warm-up; medians of the rounds\n"
     )
     print(f"{'scenario':<20} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
     for name, r in results.items():
@@ -228,10 +258,17 @@ def main() -> None:
             f"{name:<20} {r['rps']:>9.0f} {r['p50_us'] / 1000:>8.2f} {r['p95_us'] / 1000:>8.2f} "
             f"{r['p99_us'] / 1000:>8.2f} {r['errors']:>7}"
         )
-    p99_ratio = results["order_confirmation"]["p99_us"] / max(base["p99_us"], 1)
-    print(f"\ncancel/update throughput / baseline: {change_ratio:.2f} (target >= 0.50)")
-    print(f"order confirmation p99 / baseline p99: {p99_ratio:.2f} (target <= 3)")
-    print(f"order confirmation throughput / baseline: {order_ratio:.2f} (target >= 0.60)")
+    print(
+        "\nper round: "
+        + "; ".join(
+            f"orders {r['ratios']['order_confirmation']:.2f}, p99 {r['ratios']['order_p99']:.2f}, "
+            f"cancel/update {r['ratios']['cancel_update']:.2f}"
+            for r in rounds
+        )
+    )
+    print(f"\ncancel/update throughput / baseline: {headline['cancel_update']:.2f} (target >= 0.50)")
+    print(f"order confirmation p99 / baseline p99: {headline['order_p99']:.2f} (target <= 3)")
+    print(f"order confirmation throughput / baseline: {headline['order_confirmation']:.2f} (target >= 0.60)")
 
     document = {
         "taken_at": datetime.now(UTC).isoformat(),
@@ -241,9 +278,11 @@ def main() -> None:
             "connections": args.connections,
             "duration_s": args.duration,
             "warmup_s": args.warmup,
+            "rounds": args.rounds,
         },
         "results": results,
-        "ratios": {"order_confirmation": order_ratio, "cancel_update": change_ratio, "order_p99": p99_ratio},
+        "ratios": headline,
+        "rounds": rounds,
     }
     out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(document, indent=2))
