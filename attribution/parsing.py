@@ -57,8 +57,11 @@ def _reject_duplicate_keys(pairs):
 
 
 def loads_strict(raw: bytes):
-    """Parse a JSON document: UTF-8 only, no NaN/Infinity, no duplicate keys, floats as Decimal."""
-    text = raw.decode("utf-8")  # UnicodeDecodeError is a ValueError
+    """Parse a JSON document: UTF-8 only, no NaN/Infinity, no duplicate keys, floats as Decimal.
+
+    A leading UTF-8 byte order mark, which some Windows tools write, is skipped as RFC 8259 allows.
+    """
+    text = raw.decode("utf-8-sig")  # UnicodeDecodeError is a ValueError
     return json.loads(
         text,
         parse_float=Decimal,

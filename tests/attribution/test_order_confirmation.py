@@ -1072,6 +1072,16 @@ def test_it_accepts_a_json_body_sent_as_text_plain_by_send_beacon(confirm, prop,
     assert events() == [("tracked", 200, prop.brand_id, "A-1001", False)]
 
 
+def test_a_body_that_starts_with_a_utf8_byte_order_mark_is_read_as_json(confirm, prop, creator):
+    # Some Windows tools write one; RFC 8259 lets a parser ignore it, and an order is not lost to it.
+    click = click_on(prop, creator=creator)
+
+    response = confirm(b"\xef\xbb\xbf" + json.dumps(order(clickId=click.click_id)).encode())
+
+    answer(response, 200, "tracked")
+    assert events() == [("tracked", 200, prop.brand_id, "A-1001", False)]
+
+
 def test_the_path_with_a_trailing_slash_is_answered_without_a_redirect(api, prop):
     response = api.post(URL + "/", order())
 
