@@ -11,7 +11,30 @@ supports and follows the model when it changes. It skips what those rows do not 
 from django.db import connections
 
 
-class InsertStatement:
+class _Statement:
+    """One model's statement, written once per database alias (quoting differs between backends)."""
+
+    def __init__(self, model, fields):
+        self.model = model
+        self.fields = fields
+        for field in fields:
+            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+                raise TypeError(
+                    f"{model.__name__}.{field.name}: auto_now is a pre_save hook; pass the time instead"
+                )
+        self._sql = {}
+
+    def sql(self, connection) -> str:
+        sql = self._sql.get(connection.alias)
+        if sql is None:
+            sql = self._sql[connection.alias] = self.write(connection.ops.quote_name, self.model._meta)
+        return sql
+
+    def write(self, quote, meta) -> str:
+        raise NotImplementedError
+
+
+class InsertStatement(_Statement):
     """`InsertStatement(Order)(brand_id=..., order_id=...)` inserts one row and returns its primary key.
 
     Values are given by attribute name (`brand_id`, not `brand`); a field left out gets its model
@@ -19,27 +42,13 @@ class InsertStatement:
     """
 
     def __init__(self, model):
-        meta = model._meta
-        self.model = model
-        self.fields = [f for f in meta.concrete_fields if not f.primary_key]
+        super().__init__(model, [f for f in model._meta.concrete_fields if not f.primary_key])
         self.names = frozenset(f.attname for f in self.fields)
-        for field in self.fields:
-            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-                raise TypeError(
-                    f"{model.__name__}.{field.name}: auto_now is a pre_save hook; pass the time instead"
-                )
-        self._sql = {}  # per database alias: quoting differs between backends
 
-    def sql(self, connection) -> str:
-        sql = self._sql.get(connection.alias)
-        if sql is None:
-            quote = connection.ops.quote_name
-            meta = self.model._meta
-            columns = ", ".join(quote(f.column) for f in self.fields)
-            values = ", ".join(["%s"] * len(self.fields))
-            sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({values}) RETURNING {quote(meta.pk.column)}"
-            self._sql[connection.alias] = sql
-        return sql
+    def write(self, quote, meta) -> str:
+        columns = ", ".join(quote(f.column) for f in self.fields)
+        values = ", ".join(["%s"] * len(self.fields))
+        return f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({values}) RETURNING {quote(meta.pk.column)}"
 
     def __call__(self, using: str = "default", **values) -> int:
         unknown = values.keys() - self.names
@@ -55,7 +64,7 @@ class InsertStatement:
             return cursor.fetchone()[0]
 
 
-class UpdateStatement:
+class UpdateStatement(_Statement):
     """`UpdateStatement(Commission, ["amount", "updated_at"])(commission)` writes those fields of the
     instance to its row, as `instance.save(update_fields=...)` does, and returns the rows changed (1).
 
@@ -64,27 +73,15 @@ class UpdateStatement:
     """
 
     def __init__(self, model, names):
-        meta = model._meta
-        self.model = model
-        self.fields = [meta.get_field(name) for name in names]
-        for field in self.fields:
+        fields = [model._meta.get_field(name) for name in names]
+        for field in fields:
             if field.primary_key or not field.concrete:
                 raise TypeError(f"{model.__name__}.{field.name} cannot be updated by UpdateStatement")
-            if getattr(field, "auto_now", False):
-                raise TypeError(
-                    f"{model.__name__}.{field.name}: auto_now is a pre_save hook; set the time instead"
-                )
-        self._sql = {}
+        super().__init__(model, fields)
 
-    def sql(self, connection) -> str:
-        sql = self._sql.get(connection.alias)
-        if sql is None:
-            quote = connection.ops.quote_name
-            meta = self.model._meta
-            assignments = ", ".join(f"{quote(f.column)} = %s" for f in self.fields)
-            sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-            self._sql[connection.alias] = sql
-        return sql
+    def write(self, quote, meta) -> str:
+        assignments = ", ".join(f"{quote(f.column)} = %s" for f in self.fields)
+        return f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
 
     def __call__(self, instance, using: str = "default") -> int:
         connection = connections[using]
