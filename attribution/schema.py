@@ -116,6 +116,19 @@ ORDER_CONFIRMATION = dict(
     ],
 )
 
+
+def _keyed_body(name: str, **fields):
+    """A cancel or update body: its own fields, then the optional domain and test both take."""
+    return inline_serializer(
+        name=name,
+        fields={
+            **fields,
+            "domain": serializers.CharField(required=False, help_text="One of your registered properties."),
+            "test": serializers.BooleanField(required=False, help_text="Act on test orders."),
+        },
+    )
+
+
 _keyed_failures = {
     **_common_failures,
     401: OpenApiResponse(Envelope, description="`unauthorized`: key missing, malformed, unknown or revoked."),
@@ -133,14 +146,7 @@ CANCEL = dict(
         Outcome.UNAUTHORIZED,
         Outcome.HANDLER_ERROR,
     ),
-    request=inline_serializer(
-        name="Cancellation",
-        fields={
-            "order_id": serializers.CharField(help_text=_ORDER_ID),
-            "domain": serializers.CharField(required=False, help_text="One of your registered properties."),
-            "test": serializers.BooleanField(required=False, help_text="Act on test orders."),
-        },
-    ),
+    request=_keyed_body("Cancellation", order_id=serializers.CharField(help_text=_ORDER_ID)),
     responses={200: Envelope, **_keyed_failures},
 )
 
@@ -158,15 +164,11 @@ UPDATE = dict(
         Outcome.INSERT_FAILED,
         Outcome.HANDLER_ERROR,
     ),
-    request=inline_serializer(
-        name="AmountUpdate",
-        fields={
-            "order_id": serializers.CharField(help_text=_ORDER_ID),
-            "new_order_amount": serializers.CharField(help_text=_AMOUNT + " 0 or more."),
-            "currency": serializers.CharField(help_text="The order's ISO 4217 currency."),
-            "domain": serializers.CharField(required=False),
-            "test": serializers.BooleanField(required=False),
-        },
+    request=_keyed_body(
+        "AmountUpdate",
+        order_id=serializers.CharField(help_text=_ORDER_ID),
+        new_order_amount=serializers.CharField(help_text=_AMOUNT + " 0 or more."),
+        currency=serializers.CharField(help_text="The order's ISO 4217 currency."),
     ),
     responses={200: Envelope, **_keyed_failures},
 )
