@@ -290,7 +290,17 @@ def test_it_answers_invalid_params_for_a_test_flag_that_is_not_a_boolean(client,
     }
 
 
-@pytest.mark.parametrize("order_id, path", [("ORD 7", "ORD%207"), ("123", "123"), ("Ä-1", "%C3%84-1")])
+@pytest.mark.parametrize(
+    "order_id, path",
+    [
+        ("ORD 7", "ORD%207"),
+        ("123", "123"),
+        ("Ä-1", "%C3%84-1"),
+        ("SO/2026/0001", "SO/2026/0001"),
+        ("SO/2026/0001", "SO%2F2026%2F0001"),
+        ("SO/2026/0001", "SO/2026/0001/"),
+    ],
+)
 def test_it_finds_an_order_id_sent_url_encoded(client, alice, brand, order_id, path):
     commission_for(brand, order_id=order_id)
 
