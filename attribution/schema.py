@@ -175,7 +175,15 @@ UPDATE = dict(
 
 ORDER_READ = dict(
     summary="Read one of your orders and its commission (reconciliation)",
-    parameters=[OpenApiParameter("test", bool, description="Read the test namespace.")],
+    parameters=[
+        OpenApiParameter(
+            "order_id",
+            str,
+            OpenApiParameter.PATH,
+            description="The order id as sent on the order confirmation, URL-encoded; slashes may stay.",
+        ),
+        OpenApiParameter("test", bool, description="Read the test namespace."),
+    ],
     responses={
         200: inline_serializer(
             name="OrderReconciliation",
