@@ -31,6 +31,7 @@ CLICK_ID_PATTERN = re.compile(r"clk_[0-9a-f]{32}")
 _HOST = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
 # Epoch milliseconds of the year 9999 are below 2.6e14; anything larger is not a timestamp.
 _EPOCH_LIMIT = Decimal(10) ** 15
+_BASIC_DATE_RANGE = (Decimal(10) ** 7, Decimal(10) ** 8)
 _PLAIN_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 
 
@@ -189,7 +190,10 @@ def parse_bool(value, *, default: bool = False) -> bool:
 
 
 def parse_timestamp(value) -> datetime:
-    """ISO 8601 (UTC when no offset) or Unix epoch seconds/milliseconds, as number or numeric string."""
+    """ISO 8601 (UTC when no offset) or Unix epoch seconds/milliseconds, as number or numeric string.
+
+    An eight-digit integer that is a valid YYYYMMDD date is read as that date (ISO 8601's basic format).
+    """
     if isinstance(value, bool) or value is None:
         raise FieldError("must be an ISO 8601 timestamp or Unix epoch seconds")
     number = None
@@ -217,6 +221,14 @@ def parse_timestamp(value) -> datetime:
     # copy_abs(), not abs(): abs() rounds to the decimal context and overflows on 1e999999999.
     if number.copy_abs() >= _EPOCH_LIMIT:
         raise FieldError("is out of range")
+    if _BASIC_DATE_RANGE[0] <= number < _BASIC_DATE_RANGE[1] and number == number.to_integral_value():
+        # Eight digits are an ISO 8601 basic date (20261224), not a moment of 1970-1973 in epoch
+        # seconds: no order placed today has a return window that closed before it was placed.
+        digits = str(int(number))
+        try:
+            return datetime(int(digits[:4]), int(digits[4:6]), int(digits[6:]), tzinfo=UTC)
+        except ValueError:
+            pass
     # Epoch milliseconds are 13 digits today; seconds stay below 1e11 until the year 5138.
     seconds = number / 1000 if abs(number) >= Decimal("1e11") else number
     try:

@@ -284,10 +284,18 @@ CHRISTMAS_EVE = datetime(2026, 12, 24, tzinfo=UTC)
         1798070400000,  # epoch milliseconds
         "1798070400000",
         Decimal("1798070400.0"),
+        "20261224",  # ISO 8601 basic date
+        20261224,
+        "20261224T000000Z",
     ],
 )
 def test_a_timestamp_is_iso_8601_or_epoch_seconds_or_milliseconds(sent):
     assert parse_timestamp(sent) == CHRISTMAS_EVE
+
+
+@pytest.mark.parametrize("sent", ["20261332", 20260230, "12345678", Decimal("20261224.5")])
+def test_eight_digits_that_are_no_calendar_date_stay_epoch_seconds(sent):
+    assert parse_timestamp(sent) == datetime.fromtimestamp(float(Decimal(sent)), tz=UTC)
 
 
 @pytest.mark.parametrize(
