@@ -46,6 +46,8 @@ def ensure_database(url: str) -> None:
 def prepare_world(env: dict) -> dict:
     """Brand, property, creators, clicks, a code, a key and orders to cancel/update (idempotent)."""
     subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    # As a deployment does: WhiteNoise serves the collected files (and warns on every start without).
+    subprocess.run([PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
