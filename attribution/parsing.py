@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -19,7 +19,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
 MAX_ORDER_ID_LENGTH = 255
-# Amounts up to a trillion with up to six decimals; larger is a template bug, not an order.
+# Amounts below a trillion, kept to six decimals; larger is a template bug, not an order.
 MAX_AMOUNT_INTEGER_DIGITS = 12
 MAX_AMOUNT_DECIMAL_PLACES = 6
 _AMOUNT_LIMIT = Decimal(10) ** MAX_AMOUNT_INTEGER_DIGITS
@@ -35,6 +35,9 @@ _BASIC_DATE_RANGE = (Decimal(10) ** 7, Decimal(10) ** 8)
 _PLAIN_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 
 
+EMPTY_BODY = "Request body is empty."
+
+
 class FieldError(ValueError):
     """A field value that breaks its rule; the message says how to fix it."""
 
@@ -48,27 +51,64 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _reject_duplicate_keys(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError(f"duplicate key {key!r}")
-        obj[key] = value
-    return obj
+class _DuplicateKeys(dict):
+    """An object that named a key twice (the last value kept); `duplicate` is the first such key."""
+
+    duplicate = ""
+
+
+def _object(pairs):
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen = set()
+    marked = _DuplicateKeys(obj)
+    marked.duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
+    return marked
+
+
+def _parse_int(digits: str):
+    # Python refuses to turn more than 4,300 digits into an int; such a number is still valid
+    # JSON, and the field rules answer it (an amount out of range, an order id too long).
+    return int(digits) if len(digits) <= 100 else Decimal(digits)
+
+
+# Neither PostgreSQL's text nor jsonb can hold U+0000, and no encoding can hold a lone surrogate
+# (JSON can write both as \u escapes); such a body could be neither judged nor stored.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _holds_unstorable_text(value) -> bool:
+    if isinstance(value, str):
+        return _UNSTORABLE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_holds_unstorable_text(k) or _holds_unstorable_text(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_unstorable_text(v) for v in value)
+    return False
 
 
 def loads_strict(raw: bytes):
-    """Parse a JSON document: UTF-8 only, no NaN/Infinity, no duplicate keys, floats as Decimal.
+    """Parse a JSON document: UTF-8 only, no NaN/Infinity, floats as Decimal.
 
-    A leading UTF-8 byte order mark, which some Windows tools write, is skipped as RFC 8259 allows.
+    The top-level object must not name a key twice: which orderId would count? Inside a nested
+    value, which no rule reads, the last one wins rather than losing the event. A leading UTF-8
+    byte order mark, which some Windows tools write, is skipped as RFC 8259 allows.
     """
     text = raw.decode("utf-8-sig")  # UnicodeDecodeError is a ValueError
-    return json.loads(
+    document = json.loads(
         text,
         parse_float=Decimal,
+        parse_int=_parse_int,
         parse_constant=_reject_constant,
-        object_pairs_hook=_reject_duplicate_keys,
+        object_pairs_hook=_object,
     )
+    if isinstance(document, _DuplicateKeys):
+        raise ValueError(f"duplicate key {document.duplicate!r}")
+    # Only \u escapes can produce such characters (raw ones are invalid UTF-8 or JSON).
+    if "\\u" in text and _holds_unstorable_text(document):
+        raise ValueError("a string holds \\u0000 or an unpaired surrogate such as \\ud800")
+    return document
 
 
 class StrictJSONParser(BaseParser):
@@ -85,7 +125,7 @@ class StrictJSONParser(BaseParser):
         if len(raw) > cap:
             raise BodyTooLarge()
         if not raw.strip():
-            raise ParseError("Request body is empty; send a JSON object.")
+            raise ParseError(EMPTY_BODY)
         try:
             return loads_strict(raw)
         except (ValueError, RecursionError) as exc:
@@ -108,7 +148,7 @@ def parse_order_id(value) -> str:
             raise FieldError("must be a string or an integer, not a number with a fraction")
         # 1e999999999 is a valid JSON number: refuse it before int() builds a billion digits.
         if value.adjusted() >= MAX_ORDER_ID_LENGTH:
-            raise FieldError(f"must be at most {MAX_ORDER_ID_LENGTH} characters")
+            raise FieldError(f"must be a string or an integer of at most {MAX_ORDER_ID_LENGTH} digits")
         text = str(int(value))
     elif isinstance(value, str):
         text = value.strip()
@@ -145,8 +185,10 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
     # 1e999999999 and flushes 1e-999999999 to zero.
     if amount.copy_abs() >= _AMOUNT_LIMIT:
         raise FieldError("is out of range")
-    if amount.quantize(_AMOUNT_QUANTUM) != amount:
-        raise FieldError(f"has more than {MAX_AMOUNT_DECIMAL_PLACES} decimal places")
+    # JavaScript totals carry float noise (0.1 * 3 is 0.30000000000000004): keep six decimals,
+    # rounded half-up, and judge what is kept.
+    if amount.as_tuple().exponent < -MAX_AMOUNT_DECIMAL_PLACES:
+        amount = amount.quantize(_AMOUNT_QUANTUM, rounding=ROUND_HALF_UP)
     if amount < 0 or (amount == 0 and not allow_zero):
         raise FieldError("must be greater than 0" if not allow_zero else "must not be negative")
     return amount
@@ -252,6 +294,13 @@ def parse_optional_text(value, *, max_length: int = 255) -> str | None:
     if len(text) > max_length:
         raise FieldError(f"must be at most {max_length} characters")
     return text
+
+
+def parse_optional_email(value) -> str | None:
+    """customer_email (D12): a string when given; a number or a flag is a template bug."""
+    if value is not None and not isinstance(value, str):
+        raise FieldError("must be a string such as shopper@example.com")
+    return parse_optional_text(value, max_length=320)
 
 
 def is_click_id(value: str) -> bool:

@@ -149,7 +149,7 @@ _OTHER_FIELDS = (
     ("test", parsing.parse_bool),
     ("is_returning_customer", parsing.parse_bool),
     ("code", lambda value: parsing.parse_optional_text(value, max_length=100)),
-    ("customer_email", lambda value: parsing.parse_optional_text(value, max_length=320)),
+    ("customer_email", parsing.parse_optional_email),
 )
 
 

@@ -21,7 +21,7 @@ from health.recording import EventRecord, record
 
 from . import schema, services, spool
 from .outcomes import Outcome, Result, envelope
-from .parsing import BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
+from .parsing import EMPTY_BODY, BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
 from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
 
 logger = logging.getLogger(__name__)
@@ -83,6 +83,10 @@ class EventView(APIView):
         super().initial(request, *args, **kwargs)
 
     def post(self, request, *args, **kwargs):
+        _ = request.data
+        if getattr(request, "raw_body", None) is None:
+            # DRF hands a body of zero bytes over as {} without calling the parser.
+            raise exceptions.ParseError(EMPTY_BODY)
         result = self.handle(request, request.data, request.event_received_at)
         return self.answer(result)
 
@@ -214,8 +218,6 @@ class OrderConfirmationView(EventView):
     endpoint = Endpoint.ORDER_CONFIRMATION
 
     def handle(self, request, payload, received_at):
-        if getattr(request, "raw_body", None) is None:
-            payload = None  # DRF hands an empty body over as {} without calling the parser (D3 step 1)
         return services.confirm_order(payload=payload, received_at=received_at)
 
     def finalize_response(self, request, response, *args, **kwargs):

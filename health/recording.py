@@ -98,7 +98,8 @@ def redact_body(data, raw: bytes | None = None):
     if data is not None:
         return _jsonable(data)
     if raw:
-        text = raw[:_RAW_PREVIEW_CHARS].decode("utf-8", errors="replace")
+        # errors="replace" leaves no byte that cannot be stored except NUL, which no text column takes.
+        text = raw[:_RAW_PREVIEW_CHARS].decode("utf-8", errors="replace").replace("\x00", "\ufffd")
         return {"_unparsed": _EMAIL.sub("[email redacted]", text)}
     return None
 

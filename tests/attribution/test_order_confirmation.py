@@ -474,6 +474,39 @@ def test_it_accepts_a_number_or_a_plain_decimal_string_as_amount(confirm, prop, 
     assert Order.objects.get().amount == stored
 
 
+@pytest.mark.parametrize(
+    "token, stored",
+    [
+        ("0.30000000000000004", Decimal("0.300000")),  # 0.1 * 3 in a browser
+        ("59.900000000000006", Decimal("59.900000")),
+        ('"59.9000005"', Decimal("59.900001")),  # half-up
+    ],
+)
+def test_float_noise_past_six_decimals_is_rounded_not_refused(confirm, prop, creator, token, stored):
+    click = click_on(prop, creator=creator)
+    raw = json.dumps(order(clickId=click.click_id, orderAmount="<amount>")).replace('"<amount>"', token)
+
+    answer(confirm(raw), 200, "tracked")
+    assert Order.objects.get().amount == stored
+
+
+def test_an_amount_that_rounds_to_zero_is_not_greater_than_zero(confirm, prop):
+    body = answer(confirm(with_raw_amount("0.0000001")), 400, "invalid_order_amount")
+    assert "greater than 0" in body["error"]
+
+
+def test_a_json_integer_too_long_for_python_is_judged_by_its_field(confirm, prop):
+    # Python's int() refuses more than 4,300 digits; the body is still JSON and its brand is known.
+    answer(confirm(with_raw_amount("1" + "0" * 5000)), 400, "invalid_order_amount")
+    raw = json.dumps(order(orderId="<id>")).replace('"<id>"', "9" * 5000)
+    body = answer(confirm(raw), 400, "invalid_order_id")
+    assert "at most 255 digits" in body["error"]
+    assert [e[:3] for e in events()] == [
+        ("invalid_order_amount", 400, prop.brand_id),
+        ("invalid_order_id", 400, prop.brand_id),
+    ]
+
+
 def test_a_json_number_with_an_exponent_is_a_number(confirm, prop):
     raw = with_raw_amount("1e3")
 
@@ -627,6 +660,8 @@ def test_a_body_that_is_not_a_json_object_is_invalid_params(confirm, db, raw):
         ("code", {"code": "ANA10"}),
         ("code", True),
         ("customer_email", ["returning@example.com"]),
+        ("customer_email", 5),
+        ("customer_email", True),
     ],
 )
 def test_optional_fields_of_the_wrong_type_are_invalid_params(confirm, prop, field, value):
@@ -1080,6 +1115,47 @@ def test_a_body_that_starts_with_a_utf8_byte_order_mark_is_read_as_json(confirm,
 
     answer(response, 200, "tracked")
     assert events() == [("tracked", 200, prop.brand_id, "A-1001", False)]
+
+
+def test_a_key_repeated_inside_a_field_no_rule_reads_does_not_lose_the_order(confirm, prop):
+    raw = json.dumps(order(meta="<meta>")).replace('"<meta>"', '{"a": 1, "a": 2}')
+
+    answer(confirm(raw), 200, "no_attribution")
+    assert OutcomeEvent.objects.get().request_body["meta"] == {"a": 2}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        json.dumps(order(orderId="\ud800")),  # a lone surrogate: no encoding can hold it
+        json.dumps(order(orderId="A-\u0000")),  # U+0000: no PostgreSQL text column can hold it
+        json.dumps(order(notes="\u0000")),
+        json.dumps(order(customer_email="\ud800@example.com")),
+        b"{\x00}",
+    ],
+)
+def test_text_no_database_can_store_is_invalid_params_and_the_event_is_recorded(confirm, prop, raw):
+    response = confirm(raw)
+
+    body = answer(response, 400, "invalid_params")
+    assert "not valid JSON" in body["error"]
+    assert not Order.objects.exists()
+    assert [e[:2] for e in events()] == [("invalid_params", 400)]
+    assert "_unparsed" in OutcomeEvent.objects.get().request_body
+
+
+def test_escaped_text_that_only_looks_like_an_escape_is_kept(confirm, prop):
+    response = confirm(order(orderId="A-\\u0000", notes="Gr\u00fc\u00dfe \ud83d\ude00"))
+
+    answer(response, 200, "no_attribution")
+    assert Order.objects.get().order_id == "A-\\u0000"
+
+
+@pytest.mark.parametrize("raw", [b"", b"  \n"])
+def test_an_empty_body_is_invalid_params_that_says_so(confirm, db, raw):
+    body = answer(confirm(raw), 400, "invalid_params")
+
+    assert body["error"] == "Request body is empty. Fix: send a JSON object."
 
 
 def test_the_path_with_a_trailing_slash_is_answered_without_a_redirect(api, prop):
