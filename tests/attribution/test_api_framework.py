@@ -10,12 +10,18 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("path", ["/api/nothing-here", "/api/Affiliates/", "/api/Affiliates/refund"])
-def test_unknown_api_paths_answer_json_404(client, db, path):
+@pytest.mark.parametrize(
+    "path", ["/api/nothing-here", "/api/Affiliates/", "/api/Affiliates/refund", "/api/order-confirmation"]
+)
+def test_unknown_api_paths_answer_json_404(db, path):
+    # A real caller faces the CSRF check, which the default test client skips: a typo in a
+    # path must get this 404, not Django's HTML "CSRF verification failed" page.
+    client = Client(enforce_csrf_checks=True)
     response = client.post(path, "{}", content_type="application/json")
     assert response.status_code == 404
     assert response.json() == {"success": False, "outcome": "not_found", "error": f"No endpoint at {path}."}
