@@ -185,7 +185,9 @@ CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_URLS_REGEX = r"^/api/order_confirmation/?$"
 CORS_ALLOW_METHODS = ("POST", "OPTIONS")
-CORS_ALLOW_HEADERS = ("content-type",)
+# A page may pass its own X-Request-ID to follow an event, and read the one it was given.
+CORS_ALLOW_HEADERS = ("content-type", "x-request-id")
+CORS_EXPOSE_HEADERS = ("X-Request-ID",)
 
 # Events the database could not take wait here for `manage.py replay_spool` (attribution/spool.py).
 # Local disk of each app server; replay runs on every server (or point all at one shared volume).

@@ -1066,13 +1066,13 @@ def test_it_answers_cors_preflight_from_any_origin_without_credentials(client, d
         URL,
         HTTP_ORIGIN="https://any-brand-shop.example",
         HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
-        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type,x-request-id",
     )
 
     assert response.status_code == 200
     assert response["Access-Control-Allow-Origin"] == "*"
     assert response["Access-Control-Allow-Methods"] == "POST, OPTIONS"
-    assert response["Access-Control-Allow-Headers"].lower() == "content-type"
+    assert response["Access-Control-Allow-Headers"].lower() == "content-type, x-request-id"
     assert "Access-Control-Allow-Credentials" not in response
     assert not OutcomeEvent.objects.exists()  # a preflight is not an event (D2)
 
@@ -1083,6 +1083,7 @@ def test_a_cross_origin_post_may_read_the_answer(confirm, prop):
     answer(response, 200, "no_attribution")
     assert response["Access-Control-Allow-Origin"] == "*"
     assert "Access-Control-Allow-Credentials" not in response
+    assert response["Access-Control-Expose-Headers"] == "X-Request-ID"
 
 
 @pytest.mark.parametrize("path", ["/api/Affiliates/cancel", "/api/Affiliates/update"])
