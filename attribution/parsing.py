@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from urllib.parse import urlsplit
 
+import idna
 import iso4217
 from django.conf import settings
 from publicsuffixlist import PublicSuffixList
@@ -325,10 +326,13 @@ def normalize_host(value: str) -> str | None:
     host = host.rstrip(".").lower()
     if host.startswith("www."):
         host = host[4:]
-    try:
-        host = host.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None
+    if not host.isascii():
+        # UTS 46 / IDNA 2008, as browsers write location.href: straße is xn--strae-6ua, where
+        # Python's own "idna" codec (IDNA 2003) would have made it strasse.
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except idna.IDNAError:
+            return None
     if len(host) > 253 or not _HOST.fullmatch(host):
         return None
     return host

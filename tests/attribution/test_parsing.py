@@ -389,10 +389,23 @@ def test_a_click_id_is_readable_only_exactly_as_minted(sent, readable):
         ("https://www.acme.example/", "acme.example"),
         ("acme.example.", "acme.example"),
         ("https://bücher.example/", "xn--bcher-kva.example"),
+        ("https://BÜCHER.example/", "xn--bcher-kva.example"),
+        ("https://xn--bcher-kva.example/", "xn--bcher-kva.example"),
+        ("https://www.bücher.example/", "xn--bcher-kva.example"),
     ],
 )
 def test_a_host_is_lower_cased_without_port_trailing_dot_or_www(sent, host):
     assert normalize_host(sent) == host
+
+
+@pytest.mark.parametrize(
+    "unicode_host, browser_host",
+    [("straße.example", "xn--strae-oqa.example"), ("ς-shop.example", "xn---shop-8ce.example")],
+)
+def test_an_idn_host_is_punycode_as_browsers_write_it(unicode_host, browser_host):
+    # IDNA 2008 (UTS 46, non-transitional), which browsers use: ß and ς are kept, not made ss and σ.
+    assert normalize_host(f"https://{unicode_host}/") == browser_host
+    assert normalize_host(f"https://{browser_host}/") == browser_host
 
 
 def test_the_registrable_domain_follows_the_public_suffix_list():
