@@ -89,12 +89,7 @@ def confirm_order(*, payload, received_at: datetime) -> Result:
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
 
     if brand is None:
-        shown = resolution.host or "the request"
-        return _set(
-            result,
-            Outcome.UNRESOLVED_DOMAIN,
-            f"No registered brand matches {shown}. Fix: page_url or domain must match your registered domain.",
-        )
+        return _set(result, Outcome.UNRESOLVED_DOMAIN, _unresolved_text(payload, resolution))
 
     decision = _decide(brand=brand, resolution=resolution, fields=fields, received_at=received_at)
     if decision.outcome == Outcome.CLICK_NOT_FOUND:
@@ -116,10 +111,33 @@ def confirm_order(*, payload, received_at: datetime) -> Result:
     )
 
 
+def _host_field(payload: dict) -> str | None:
+    """Decision D6: the `domain` field, when given, wins over `page_url`; the name of the one used.
+
+    A domain that is null or blank is not given; one of another type is given, and unreadable.
+    """
+    domain = payload.get("domain")
+    if domain is not None and not (isinstance(domain, str) and not domain.strip()):
+        return "domain"
+    page_url = payload.get("page_url")
+    return "page_url" if page_url is not None and page_url != "" else None
+
+
 def _resolve_event(payload: dict) -> Resolution:
-    """Decision D6: the `domain` field, when given, wins over the host of `page_url`."""
-    host_source = payload.get("domain") or payload.get("page_url")
-    return resolve_host(host_source) if isinstance(host_source, str) else Resolution(host=None)
+    source = payload.get(_host_field(payload) or "page_url")
+    return resolve_host(source) if isinstance(source, str) else Resolution(host=None)
+
+
+def _unresolved_text(payload: dict, resolution: Resolution) -> str:
+    field = _host_field(payload)
+    if field is None:
+        return "page_url is missing. Fix: send the URL of the page that sends the event, or your domain in domain."
+    if resolution.host is None:
+        return f"{field} could not be read as a web address. Fix: send a URL such as https://shop.example/thank-you."
+    return (
+        f"No registered brand matches {resolution.host}. "
+        "Fix: page_url or domain must match your registered domain."
+    )
 
 
 def brand_id_of_order_event(payload) -> int | None:

@@ -571,23 +571,34 @@ def test_an_empty_code_means_no_code_was_given(confirm, prop, code):
 
 
 @pytest.mark.parametrize(
-    "page_url",
+    "page_url, error",
     [
-        "https://unknown-shop.example/thank-you",
-        "not a url",
-        "",
-        None,
-        ABSENT,
-        42,
+        ("https://unknown-shop.example/thank-you", "No registered brand matches unknown-shop.example."),
+        ("not a url", "page_url could not be read as a web address."),
+        (42, "page_url could not be read as a web address."),
+        ("", "page_url is missing."),
+        (None, "page_url is missing."),
+        (ABSENT, "page_url is missing."),
     ],
 )
-def test_an_event_whose_domain_matches_no_brand_is_unresolved_domain(confirm, prop, page_url):
+def test_an_event_whose_domain_matches_no_brand_is_unresolved_domain(confirm, prop, page_url, error):
     response = confirm(order(page_url=page_url))
 
     body = answer(response, 400, "unresolved_domain")
-    assert "page_url or domain" in body["error"]
+    assert body["error"].startswith(error)
+    assert "Fix:" in body["error"]
     assert not Order.objects.exists()
     assert events() == [("unresolved_domain", 400, None, "A-1001", False)]
+
+
+@pytest.mark.parametrize("domain", [None, "", "   "])
+def test_a_domain_that_is_null_or_blank_is_not_given_and_page_url_decides(confirm, prop, domain):
+    answer(confirm(order(domain=domain)), 200, "no_attribution")
+
+
+def test_a_domain_of_another_type_is_given_and_unreadable(confirm, prop):
+    body = answer(confirm(order(domain=["shop.acme.example"])), 400, "unresolved_domain")
+    assert body["error"].startswith("domain could not be read")
 
 
 def test_an_inactive_brand_resolves_to_no_brand(confirm, prop):
