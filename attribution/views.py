@@ -337,7 +337,7 @@ def api_exception_handler(exc, context):
         text = "Processing error on the service side."
     headers = {}
     if status == 401:
-        headers["WWW-Authenticate"] = 'Bearer realm="api"'
+        headers["WWW-Authenticate"] = context["view"].get_authenticate_header(context["request"]) or "Bearer"
     if status == 429 and getattr(exc, "wait", None):
         headers["Retry-After"] = f"{int(exc.wait) + 1}"
     return Response(

@@ -24,15 +24,26 @@ class DeveloperKeyAuthentication(authentication.BaseAuthentication):
         # copy-paste bug the brand should see at once, not something to guess around.
         scheme, _, key = header.strip().partition(" ")
         if scheme.lower() != self.keyword or not key or any(char.isspace() for char in key):
-            raise exceptions.AuthenticationFailed("Authorization must be 'Bearer <developer key>'.")
+            # Another scheme carries no Bearer credentials at all; a broken Bearer header is a bad request.
+            request.auth_error = "invalid_request" if scheme.lower() == self.keyword else ""
+            raise exceptions.AuthenticationFailed(
+                "Authorization must be 'Bearer <developer key>'. "
+                "Fix: send the word Bearer, one space, then the key."
+            )
+        request.auth_error = "invalid_token"
         try:
             dev_key = DeveloperKey.objects.get_from_key(key)
         except DeveloperKey.DoesNotExist:
             self._remember_failed(request, key)
-            raise exceptions.AuthenticationFailed("The developer key is unknown or revoked.") from None
+            raise exceptions.AuthenticationFailed(
+                "The developer key is unknown or revoked. Fix: send a current key from your account manager."
+            ) from None
         if dev_key.has_expired:
             self._remember_failed(request, key)
-            raise exceptions.AuthenticationFailed("The developer key has expired.")
+            raise exceptions.AuthenticationFailed(
+                "The developer key has expired. Fix: ask your account manager for a new key."
+            )
+        request.auth_error = ""
         now = timezone.now()
         if dev_key.last_used_at is None or now - dev_key.last_used_at > LAST_USED_PRECISION:
             DeveloperKey.objects.filter(pk=dev_key.pk).update(last_used_at=now)
@@ -47,4 +58,6 @@ class DeveloperKeyAuthentication(authentication.BaseAuthentication):
             request.failed_key = DeveloperKey.objects.filter(prefix=prefix).only("prefix", "brand_id").first()
 
     def authenticate_header(self, request):
-        return 'Bearer realm="api"'
+        # RFC 6750 section 3: a missing key gets the bare challenge; a refused one says why.
+        error = getattr(request, "auth_error", "")
+        return f'Bearer realm="api", error="{error}"' if error else 'Bearer realm="api"'

@@ -101,21 +101,27 @@ def test_it_refuses_a_call_without_a_key(client, commission):
 
 # --- the Authorization header (section 5, decision D9) ----------------------------------------
 
+# What each header looks like, and the RFC 6750 challenge it gets: no Bearer credentials at all get
+# the bare challenge, a broken Bearer header error="invalid_request".
+BARE = 'Bearer realm="api"'
+BROKEN = 'Bearer realm="api", error="invalid_request"'
 MALFORMED = {
-    "another scheme": lambda key: f"Token {key}",
-    "basic scheme": lambda key: f"Basic {key}",
-    "the scheme alone": lambda key: "Bearer",
-    "the scheme and a space": lambda key: "Bearer ",
-    "two spaces": lambda key: f"Bearer  {key}",
-    "a tab": lambda key: f"Bearer\t{key}",
-    "a second word": lambda key: f"Bearer {key} extra",
-    "the key alone": lambda key: key,
-    "an empty header": lambda key: "",
+    "another scheme": (lambda key: f"Token {key}", BARE),
+    "basic scheme": (lambda key: f"Basic {key}", BARE),
+    "the scheme alone": (lambda key: "Bearer", BROKEN),
+    "the scheme and a space": (lambda key: "Bearer ", BROKEN),
+    "two spaces": (lambda key: f"Bearer  {key}", BROKEN),
+    "a tab": (lambda key: f"Bearer\t{key}", BARE),  # "Bearer\t<key>" is one word, not the scheme
+    "a second word": (lambda key: f"Bearer {key} extra", BROKEN),
+    "the key alone": (lambda key: key, BARE),
+    "an empty header": (lambda key: "", BARE),
 }
 
 
-@pytest.mark.parametrize("header", MALFORMED.values(), ids=MALFORMED.keys())
-def test_it_answers_unauthorized_to_a_malformed_authorization_header(client, alice, commission, header):
+@pytest.mark.parametrize("header, challenge", MALFORMED.values(), ids=MALFORMED.keys())
+def test_it_answers_unauthorized_to_a_malformed_authorization_header(
+    client, alice, commission, header, challenge
+):
     response = client.post(
         CANCEL,
         {"order_id": "A-1"},
@@ -124,7 +130,7 @@ def test_it_answers_unauthorized_to_a_malformed_authorization_header(client, ali
     )
 
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+    assert response["WWW-Authenticate"] == challenge
     assert response.json()["success"] is False
     assert response.json()["outcome"] == "unauthorized"
     assert fresh(commission).state == PENDING
@@ -144,7 +150,7 @@ def test_it_answers_unauthorized_to_an_unknown_key(client, commission):
     assert response.json() == {
         "success": False,
         "outcome": "unauthorized",
-        "error": "The developer key is unknown or revoked.",
+        "error": "The developer key is unknown or revoked. Fix: send a current key from your account manager.",
     }
     assert fresh(commission).state == PENDING
     event = the_one_event(response, endpoint="cancel")
@@ -176,8 +182,8 @@ def test_it_answers_unauthorized_to_a_revoked_key(client, alice, commission):
     response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
-    assert response.json()["error"] == "The developer key is unknown or revoked."
+    assert response["WWW-Authenticate"] == 'Bearer realm="api", error="invalid_token"'
+    assert response.json()["error"] .startswith("The developer key is unknown or revoked.")
     assert fresh(commission).state == PENDING
     event = the_one_event(response, endpoint="cancel")
     assert (event.outcome, event.brand_id, event.key_prefix) == (
@@ -193,7 +199,7 @@ def test_it_answers_unauthorized_to_an_expired_key(client, alice, commission):
     response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 
     assert response.status_code == 401
-    assert response.json()["error"] == "The developer key has expired."
+    assert response.json()["error"] .startswith("The developer key has expired.")
     assert fresh(commission).state == PENDING
     assert the_one_event(response, endpoint="cancel").outcome == "unauthorized"
 

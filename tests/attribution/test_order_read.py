@@ -110,21 +110,23 @@ def test_it_refuses_a_call_without_a_key(client, updated_commission):
 
 
 @pytest.mark.parametrize(
-    "header",
+    "header, error",
     [
-        "Bearer Zz9Zz9Zz.0123456789abcdef0123456789abcdef",
-        "Token {key}",
-        "Bearer",
-        "Bearer  {key}",
-        "Bearer {key} extra",
+        ("Bearer Zz9Zz9Zz.0123456789abcdef0123456789abcdef", ', error="invalid_token"'),
+        ("Token {key}", ""),
+        ("Bearer", ', error="invalid_request"'),
+        ("Bearer  {key}", ', error="invalid_request"'),
+        ("Bearer {key} extra", ', error="invalid_request"'),
     ],
     ids=["unknown key", "another scheme", "no key", "two spaces", "a second word"],
 )
-def test_it_answers_unauthorized_to_a_bad_authorization_header(client, alice, updated_commission, header):
+def test_it_answers_unauthorized_to_a_bad_authorization_header(
+    client, alice, updated_commission, header, error
+):
     response = client.get(order_url("A-1"), HTTP_AUTHORIZATION=header.format(key=alice.plaintext))
 
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"' + error
     assert response.json()["success"] is False
     assert response.json()["outcome"] == "unauthorized"
     assert "order" not in response.json()
@@ -139,7 +141,7 @@ def test_it_answers_unauthorized_to_a_revoked_key(client, alice, updated_commiss
     assert response.json() == {
         "success": False,
         "outcome": "unauthorized",
-        "error": "The developer key is unknown or revoked.",
+        "error": "The developer key is unknown or revoked. Fix: send a current key from your account manager.",
     }
 
 

@@ -158,11 +158,16 @@ def test_it_refuses_a_call_without_a_key(client, commission):
 
 
 @pytest.mark.parametrize(
-    "header",
-    ["Bearer Zz9Zz9Zz.0123456789abcdef0123456789abcdef", "Token {key}", "Bearer", "Bearer  {key}"],
+    "header, error",
+    [
+        ("Bearer Zz9Zz9Zz.0123456789abcdef0123456789abcdef", ', error="invalid_token"'),
+        ("Token {key}", ""),
+        ("Bearer", ', error="invalid_request"'),
+        ("Bearer  {key}", ', error="invalid_request"'),
+    ],
     ids=["unknown key", "another scheme", "no key", "two spaces"],
 )
-def test_it_answers_unauthorized_to_a_bad_authorization_header(client, alice, commission, header):
+def test_it_answers_unauthorized_to_a_bad_authorization_header(client, alice, commission, header, error):
     response = client.post(
         UPDATE,
         {"order_id": "A-1", "new_order_amount": "5", "currency": "USD"},
@@ -171,7 +176,7 @@ def test_it_answers_unauthorized_to_a_bad_authorization_header(client, alice, co
     )
 
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"' + error
     assert response.json()["outcome"] == "unauthorized"
     assert_unchanged(commission)
     assert the_one_event(response, endpoint="update").outcome == "unauthorized"
