@@ -216,7 +216,7 @@ def billed_commissions(statement: Statement) -> QuerySet:
     """
     return (
         Commission.objects.filter(statement=statement)
-        .filter(Q(state=State.LOCKED) | Q(paid_at__isnull=False))
+        .filter(Commission.BILLED)
         .annotate(billed=Coalesce("paid_amount", "amount"))
     )
 

@@ -192,6 +192,14 @@ class Commission(models.Model):
     def can_move_to(self, state: "Commission.State") -> bool:
         return state in self.TRANSITIONS[Commission.State(self.state)]
 
+    # A statement bills its locked commissions and every paid one, even if cancelled after payment
+    # (its clawback is an adjustment); one cancelled before payment keeps its statement but is not billed.
+    BILLED = models.Q(state=State.LOCKED) | models.Q(paid_at__isnull=False)
+
+    @property
+    def billed_statement(self) -> "Statement | None":
+        return self.statement if self.state == self.State.LOCKED or self.paid_at is not None else None
+
 
 class AmountChange(models.Model):
     """History of every commission amount change, with the request that made it."""

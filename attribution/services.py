@@ -735,7 +735,7 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
             "paid_amount": _money(commission.paid_amount, commission.currency)
             if commission.paid_amount is not None
             else None,
-            "statement": f"{commission.statement.month:%Y-%m}" if commission.statement else None,
+            "statement": f"{billed.month:%Y-%m}" if (billed := commission.billed_statement) else None,
             "history": [
                 {
                     "changed_at": c.changed_at.isoformat(),

@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 
+from attribution import services
 from attribution.models import AmountChange, Commission
 from health.models import OutcomeEvent
 from tests import factories
@@ -319,3 +320,23 @@ def test_a_read_takes_a_bounded_number_of_queries(
         response = client.get(order_url("A-1"), **alice.headers)
 
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "state, cancelled, statement",
+    [
+        (Commission.State.LOCKED, False, "2026-05"),
+        (Commission.State.PAID, False, "2026-05"),
+        (Commission.State.PAID, True, "2026-05"),  # billed and paid; the clawback is an adjustment
+        (Commission.State.LOCKED, True, None),  # cancelled before payment: no statement bills it
+    ],
+)
+def test_the_statement_is_the_one_that_bills_the_commission(client, alice, brand, state, cancelled, statement):
+    commission = commission_for(brand, order_id="A-1", state=state)
+    if cancelled:
+        services.move_commission(commission, Commission.State.CANCELLED, at=CREATED_AT)
+
+    commission = client.get(order_url("A-1"), **alice.headers).json()["commission"]
+
+    assert commission["state"] == ("cancelled" if cancelled else state)
+    assert commission["statement"] == statement
