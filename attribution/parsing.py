@@ -190,6 +190,8 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
     # rounded half-up, and judge what is kept.
     if amount.as_tuple().exponent < -MAX_AMOUNT_DECIMAL_PLACES:
         amount = amount.quantize(_AMOUNT_QUANTUM, rounding=ROUND_HALF_UP)
+    if amount.is_zero():
+        amount = amount.copy_abs()  # -0.0 is 0
     if amount < 0 or (amount == 0 and not allow_zero):
         raise FieldError("must be greater than 0" if not allow_zero else "must not be negative")
     return amount

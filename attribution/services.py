@@ -690,7 +690,10 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
     except DatabaseError:
         logger.exception("update failed", extra={"brand_id": brand_id})
         return _insert_failed(result)
-    text = f"The commission of order {change.order_id} now follows the new total {change.new_order_amount}."
+    text = (
+        f"The commission of order {change.order_id} now follows the new total "
+        f"{_total(change.new_order_amount, change.currency)} {change.currency}."
+    )
     if commission.state == Commission.State.PAID:
         text += (
             f" It was already paid: {_clawback_text(adjustment)}."
@@ -767,7 +770,15 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
 
 def _plain(value: Decimal) -> str:
     """A stored amount without the storage's trailing zeros: 59.900000 -> "59.9", 100 -> "100"."""
-    return format(value.normalize(), "f")
+    return format(value.normalize() + 0, "f")  # + 0: a zero sent as -0.0 reads 0
+
+
+def _total(value: Decimal, currency: str) -> str:
+    """An order total as a person writes it: 49.90 and 1000000.00 USD, 59.905 USD kept whole."""
+    exact = _plain(value)
+    if "." in exact and len(exact.partition(".")[2]) > parsing.currency_exponent(currency):
+        return exact
+    return _money(value, currency)
 
 
 def _money(value: Decimal, currency: str) -> str:

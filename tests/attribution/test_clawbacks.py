@@ -104,7 +104,7 @@ def test_an_update_of_a_paid_commission_claws_back_the_difference_and_keeps_the_
     assert response.json() == {
         "success": True,
         "outcome": "tracked",
-        "message": "The commission of order A-1 now follows the new total 40. It was already paid: "
+        "message": "The commission of order A-1 now follows the new total 40.00 USD. It was already paid: "
         f"6.00 USD is clawed back on your statement of {month_of(event.received_at):%B %Y}.",
     }
     after = fresh(commission)
@@ -256,7 +256,7 @@ def test_a_top_up_is_a_positive_adjustment_and_says_so(brand, ana, paid_in_octob
     result = update(key, "A-1", "250.5", at=NOV_12)
 
     assert result.text == (
-        "The commission of order A-1 now follows the new total 250.5. It was already paid: "
+        "The commission of order A-1 now follows the new total 250.50 USD. It was already paid: "
         "15.05 USD is added on your statement of November 2026."
     )
     assert Adjustment.objects.get().amount == Decimal("15.05")
@@ -269,7 +269,7 @@ def test_an_unchanged_amount_after_payment_bills_nothing(brand, ana, paid_in_oct
 
     assert (result.outcome, result.text) == (
         "tracked",
-        "The commission of order A-1 now follows the new total 100.04. "
+        "The commission of order A-1 now follows the new total 100.04 USD. "
         "It was already paid; the amount is unchanged, so nothing is billed.",
     )
     assert not Adjustment.objects.exists()

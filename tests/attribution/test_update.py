@@ -43,6 +43,17 @@ def assert_unchanged(commission):
 # --- access: the brand's own key, another brand's, none ---------------------------------------
 
 
+@pytest.mark.parametrize(
+    "sent, shown",
+    [("1e6", "1000000.00"), ("-0.0", "0.00"), ('"59.905"', "59.905"), ("40", "40.00")],
+)
+def test_the_answer_shows_the_new_total_as_a_person_writes_it(client, alice, commission, sent, shown):
+    # `sent` is the JSON token as written, exponent and signed zero included.
+    response = update(client, alice, f'{{"order_id": "A-1", "new_order_amount": {sent}, "currency": "USD"}}')
+
+    assert response.json()["message"] == f"The commission of order A-1 now follows the new total {shown} USD."
+
+
 def test_it_sets_the_commission_from_the_new_order_total(client, alice, commission):
     response = update(
         client,
@@ -55,7 +66,7 @@ def test_it_sets_the_commission_from_the_new_order_total(client, alice, commissi
     assert response.json() == {
         "success": True,
         "outcome": "tracked",
-        "message": "The commission of order A-1 now follows the new total 49.90.",
+        "message": "The commission of order A-1 now follows the new total 49.90 USD.",
     }
     event = the_one_event(response, endpoint="update")
     updated = fresh(commission)
