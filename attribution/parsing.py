@@ -79,13 +79,13 @@ def _parse_int(digits: str):
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def _holds_unstorable_text(value) -> bool:
+def holds_unstorable_text(value) -> bool:
     if isinstance(value, str):
         return _UNSTORABLE.search(value) is not None
     if isinstance(value, dict):
-        return any(_holds_unstorable_text(k) or _holds_unstorable_text(v) for k, v in value.items())
+        return any(holds_unstorable_text(k) or holds_unstorable_text(v) for k, v in value.items())
     if isinstance(value, list):
-        return any(_holds_unstorable_text(v) for v in value)
+        return any(holds_unstorable_text(v) for v in value)
     return False
 
 
@@ -107,7 +107,7 @@ def loads_strict(raw: bytes):
     if isinstance(document, _DuplicateKeys):
         raise ValueError(f"duplicate key {document.duplicate!r}")
     # Only \u escapes can produce such characters (raw ones are invalid UTF-8 or JSON).
-    if "\\u" in text and _holds_unstorable_text(document):
+    if "\\u" in text and holds_unstorable_text(document):
         raise ValueError("a string holds \\u0000 or an unpaired surrogate such as \\ud800")
     return document
 

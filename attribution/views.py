@@ -22,7 +22,15 @@ from health.recording import EventRecord, record
 
 from . import schema, services, spool
 from .outcomes import Outcome, Result, envelope
-from .parsing import EMPTY_BODY, BodyTooLarge, FieldError, StrictJSONParser, parse_bool, parse_order_id
+from .parsing import (
+    EMPTY_BODY,
+    BodyTooLarge,
+    FieldError,
+    StrictJSONParser,
+    holds_unstorable_text,
+    parse_bool,
+    parse_order_id,
+)
 from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
 
 logger = logging.getLogger(__name__)
@@ -314,8 +322,11 @@ class OrderReadView(APIView):
                 ),
                 status=400,
             )
-        found = services.order_for_reconciliation(
-            brand_id=key.brand_id, order_id=order_id.strip(), is_test=is_test
+        order_id = order_id.strip()
+        found = (
+            None  # no order can hold what no database can store (%00)
+            if holds_unstorable_text(order_id)
+            else services.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
         )
         if found is None:
             return Response(

@@ -183,7 +183,7 @@ def test_it_answers_unauthorized_to_a_revoked_key(client, alice, commission):
 
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == 'Bearer realm="api", error="invalid_token"'
-    assert response.json()["error"] .startswith("The developer key is unknown or revoked.")
+    assert response.json()["error"].startswith("The developer key is unknown or revoked.")
     assert fresh(commission).state == PENDING
     event = the_one_event(response, endpoint="cancel")
     assert (event.outcome, event.brand_id, event.key_prefix) == (
@@ -199,7 +199,7 @@ def test_it_answers_unauthorized_to_an_expired_key(client, alice, commission):
     response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 
     assert response.status_code == 401
-    assert response.json()["error"] .startswith("The developer key has expired.")
+    assert response.json()["error"].startswith("The developer key has expired.")
     assert fresh(commission).state == PENDING
     assert the_one_event(response, endpoint="cancel").outcome == "unauthorized"
 

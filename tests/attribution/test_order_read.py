@@ -313,6 +313,13 @@ def test_it_finds_an_order_id_sent_url_encoded(client, alice, brand, order_id, p
     assert response.json()["order"]["order_id"] == order_id
 
 
+def test_an_order_id_no_database_can_store_is_not_found_not_a_fault(client, alice, brand):
+    response = client.get("/api/Affiliates/orders/A%001", **alice.headers)
+
+    assert response.status_code == 404
+    assert response.json()["outcome"] == "order_not_found"
+
+
 def test_a_read_takes_a_bounded_number_of_queries(
     client, alice, updated_commission, django_assert_max_num_queries
 ):
@@ -331,7 +338,9 @@ def test_a_read_takes_a_bounded_number_of_queries(
         (Commission.State.LOCKED, True, None),  # cancelled before payment: no statement bills it
     ],
 )
-def test_the_statement_is_the_one_that_bills_the_commission(client, alice, brand, state, cancelled, statement):
+def test_the_statement_is_the_one_that_bills_the_commission(
+    client, alice, brand, state, cancelled, statement
+):
     commission = commission_for(brand, order_id="A-1", state=state)
     if cancelled:
         services.move_commission(commission, Commission.State.CANCELLED, at=CREATED_AT)
