@@ -145,6 +145,9 @@ class EventView(APIView):
 
     def _record(self, request, result: Result) -> None:
         """Write the outcome log row; spool what the database could not take (attribution.spool)."""
+        key = getattr(request, "event_key", None)
+        if result.brand_id is None and key is not None:
+            result.brand_id = key.brand_id
         request._request.event_endpoint = self.endpoint
         request._request.event_brand_id = result.brand_id
         request._request.event_outcome = str(result.outcome)
@@ -156,9 +159,6 @@ class EventView(APIView):
         # After a parse error DRF leaves an empty QueryDict: log the raw preview instead.
         data = request._full_data
         data = data if isinstance(data, dict | list) and not isinstance(data, QueryDict) else None
-        key = getattr(request, "event_key", None)
-        if result.brand_id is None and key is not None:
-            result.brand_id = key.brand_id
         if not result.order_id and isinstance(data, dict):
             result.order_id = _order_id_for_log(data)
         failed_key = getattr(request, "failed_key", None)

@@ -92,6 +92,18 @@ def test_each_api_request_writes_one_json_log_line_with_what_operators_follow(cl
     assert line.duration_ms >= 0
 
 
+def test_the_log_line_of_a_keyed_request_with_a_broken_body_names_the_key_s_brand(client, alice, caplog):
+    with caplog.at_level(logging.INFO, logger="attribution.requests"):
+        client.post("/api/Affiliates/cancel", "{not json", content_type="application/json", **alice.headers)
+    [line] = [r for r in caplog.records if r.name == "attribution.requests"]
+    assert (line.endpoint, line.brand_id, line.outcome, line.status) == (
+        "cancel",
+        alice.brand.id,
+        "invalid_params",
+        400,
+    )
+
+
 def test_postgresql_connections_carry_a_statement_timeout(db):
     if connection.vendor != "postgresql":
         pytest.skip("the statement timeout is a PostgreSQL setting")
