@@ -245,6 +245,12 @@ def test_a_currency_refuses_unknown_codes_and_non_strings(sent):
         parse_currency(sent)
 
 
+@pytest.mark.parametrize("sent", ["XAU", "xdr", "XTS"])
+def test_a_currency_without_minor_units_is_refused_and_the_error_says_why(sent):
+    with pytest.raises(FieldError, match="no minor units"):
+        parse_currency(sent)
+
+
 def test_currency_exponents_follow_iso_4217():
     assert [parsing.currency_exponent(code) for code in ("JPY", "USD", "KWD")] == [0, 2, 3]
 
