@@ -93,8 +93,10 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
     ),
     Outcome.UNRESOLVED_DOMAIN: OutcomeInfo(
         400,
-        "No brand could be resolved",
-        "page_url or domain must match your registered domain; on cancel and update, send your developer key.",
+        "Domain is not one of your properties, or the brand is inactive",
+        "On cancel and update, leave domain out or send one of your registered properties; on order "
+        "confirmation, page_url or domain must be a registered property. If your brand was deactivated, "
+        "ask your account manager.",
     ),
     Outcome.UNREGISTERED_CODE: OutcomeInfo(
         200,
@@ -111,8 +113,9 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
     Outcome.ALREADY_CANCELLED: OutcomeInfo(200, "Commission was already cancelled"),
     Outcome.INVALID_PARAMS: OutcomeInfo(
         400,
-        "Required field missing or of the wrong type",
-        "Send a JSON object with every required field in the documented type.",
+        "Body or a field could not be read",
+        "Send a JSON object of at most 64 KiB with every required field in its documented type; "
+        "each event's page says which field.",
     ),
     Outcome.UNAUTHORIZED: OutcomeInfo(
         401,

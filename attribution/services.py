@@ -163,11 +163,19 @@ def _duplicate(result: Result, order_id: str) -> Result:
 
 # Step 4 of D3 and the optional fields whose wrong type would change the decision: invalid_params.
 _OTHER_FIELDS = (
-    ("currency", parsing.parse_currency),
-    ("test", parsing.parse_bool),
-    ("is_returning_customer", parsing.parse_bool),
-    ("code", lambda value: parsing.parse_optional_text(value, max_length=100)),
-    ("customer_email", parsing.parse_optional_email),
+    ("currency", parsing.parse_currency, "send the order's three-letter ISO 4217 code, such as USD"),
+    ("test", parsing.parse_bool, "send true or false, or leave it out"),
+    ("is_returning_customer", parsing.parse_bool, "send true or false, or leave it out"),
+    (
+        "code",
+        lambda value: parsing.parse_optional_text(value, max_length=100),
+        "send the discount code as a string, or leave it out",
+    ),
+    (
+        "customer_email",
+        parsing.parse_optional_email,
+        "send the shopper's address as a string, or leave it out",
+    ),
 )
 
 
@@ -197,12 +205,12 @@ def _parse_confirmation(payload: dict, result: Result) -> _Confirmation | None:
         return None
 
     parsed = {}
-    for name, parse in _OTHER_FIELDS:
+    for name, parse, fix in _OTHER_FIELDS:
         try:
             parsed[name] = parse(payload.get(name))
         except parsing.FieldError as exc:
             what = "is missing" if payload.get(name) is None else exc
-            _set(result, Outcome.INVALID_PARAMS, f"{name} {what}.")
+            _set(result, Outcome.INVALID_PARAMS, f"{name} {what}. Fix: {fix}.")
             return None
     is_test = parsed["test"]
     result.is_test = is_test
@@ -457,7 +465,11 @@ def _brand_of_key(*, key, payload: dict, result: Result) -> int | None:
 
 def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Change | None:
     if not isinstance(payload, dict):
-        _set(result, Outcome.INVALID_PARAMS, "The request body must be a JSON object.")
+        _set(
+            result,
+            Outcome.INVALID_PARAMS,
+            'The request body must be a JSON object. Fix: send {"order_id": ...}.',
+        )
         return None
     try:  # a test event rejected below is still counted apart from live ones (D5)
         result.is_test = parsing.parse_bool(payload.get("test"))
@@ -491,12 +503,16 @@ def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Cha
         try:
             change.currency = parsing.parse_currency(payload["currency"])
         except parsing.FieldError as exc:
-            _set(result, Outcome.INVALID_PARAMS, f"currency {exc}.")
+            _set(
+                result,
+                Outcome.INVALID_PARAMS,
+                f"currency {exc}. Fix: send the order's currency, such as USD.",
+            )
             return None
     try:
         change.is_test = parsing.parse_bool(payload.get("test"))
     except parsing.FieldError as exc:
-        _set(result, Outcome.INVALID_PARAMS, f"test {exc}.")
+        _set(result, Outcome.INVALID_PARAMS, f"test {exc}. Fix: send true or false, or leave it out.")
         return None
     result.is_test = change.is_test
     return change
