@@ -1,8 +1,9 @@
 """Query-string forms of the health pages: the overview's period and the events list's filters."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from attribution.outcomes import Outcome
 
@@ -18,8 +19,21 @@ class _DateInput(forms.DateInput):
     input_type = "date"
 
 
+# Dates a person means; the database's date range ends at 9999-12-31, and a period's end is the
+# day after its last date, so unbounded input (to=9999-12-31) would overflow.
+EARLIEST, LATEST = date(2000, 1, 1), date(2999, 12, 31)
+
+
 def _date_field(label: str) -> forms.DateField:
-    return forms.DateField(required=False, label=label, widget=_DateInput())
+    return forms.DateField(
+        required=False,
+        label=label,
+        widget=_DateInput(attrs={"min": EARLIEST.isoformat(), "max": LATEST.isoformat()}),
+        validators=[
+            MinValueValidator(EARLIEST, message="Pick a date from the year 2000 on."),
+            MaxValueValidator(LATEST, message="Pick a date before the year 3000."),
+        ],
+    )
 
 
 class _FromToForm(forms.Form):

@@ -122,6 +122,19 @@ def test_invalid_filters_are_explained_and_list_nothing(alice_client, brand, mak
     assert b"Enter a valid date" in response.content
 
 
+@pytest.mark.parametrize("dates", [{"to": "9999-12-31"}, {"from": "0001-01-01"}])
+def test_dates_out_of_any_useful_range_are_explained_not_a_server_error(
+    alice_client, brand, make_event, dates
+):
+    make_event(brand)
+
+    response = alice_client.get(URL, dates)
+
+    assert response.status_code == 200
+    assert response.context["page"] is None
+    assert b"Pick a date" in response.content
+
+
 def test_pages_go_older_and_back_newer_by_keyset(alice_client, brand, make_event, now, monkeypatch):
     same_time = now - timedelta(hours=1)
     for i in range(7):  # ties on received_at are ordered by id

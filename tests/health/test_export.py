@@ -117,11 +117,15 @@ def test_ordinary_values_are_left_alone(alice_client, brand, make_event):
     assert row["order_id"] == "A-1=2"
 
 
-def test_invalid_filters_are_refused(alice_client):
-    response = alice_client.get(URL, {"endpoint": "nope"})
+@pytest.mark.parametrize(
+    "filters, error",
+    [({"endpoint": "nope"}, b"Select a valid choice"), ({"to": "9999-12-31"}, b"Pick a date")],
+)
+def test_invalid_filters_are_refused(alice_client, filters, error):
+    response = alice_client.get(URL, filters)
 
     assert response.status_code == 400
-    assert b"Select a valid choice" in response.content
+    assert error in response.content
 
 
 def test_the_number_of_queries_does_not_grow_with_events(alice_client, brand, make_event):

@@ -98,6 +98,14 @@ def test_a_custom_period_with_dates_reversed_falls_back_and_says_why(alice_clien
     assert b"The start date must not be after the end date." in response.content
 
 
+def test_a_custom_period_in_the_year_9999_falls_back_and_says_why(alice_client):
+    response = alice_client.get(URL, {"period": "custom", "from": "9999-12-31", "to": "9999-12-31"})
+
+    assert response.status_code == 200
+    assert response.context["period"].key == "7d"
+    assert b"Pick a date before the year 3000." in response.content
+
+
 def test_test_events_are_never_in_live_figures(alice_client, brand, make_event, old):
     make_event(brand, Outcome.TRACKED, recorded_at=old)
     make_event(brand, Outcome.TRACKED, is_test=True, recorded_at=old)
