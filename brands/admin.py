@@ -109,6 +109,15 @@ class CreatorAdmin(admin.ModelAdmin):
     search_fields = ["name", "brand__name"]
     autocomplete_fields = ["brand"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # Her codes, links, shoppers and commissions stay with the brand they were made at: moving
+        # her would attribute one brand's orders to another brand's creator. Add a new creator instead.
+        return (
+            [*super().get_readonly_fields(request, obj), "brand"]
+            if obj
+            else super().get_readonly_fields(request, obj)
+        )
+
 
 @admin.register(DiscountCode)
 class DiscountCodeAdmin(admin.ModelAdmin):
@@ -130,8 +139,20 @@ class KnownShopperForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        if not self.instance.pk and not cleaned.get("email"):
+        email, brand = cleaned.get("email"), cleaned.get("brand")
+        if not self.instance.pk and not email:
             self.add_error("email", "Enter the shopper's email address.")
+        # email_hash is not a form field, so the model's unique check skips it: ask here.
+        if (
+            email
+            and brand
+            and (
+                KnownShopper.objects.filter(brand=brand, email_hash=hash_email(email))
+                .exclude(pk=self.instance.pk)
+                .exists()
+            )
+        ):
+            self.add_error("email", "This shopper is already registered at this brand.")
         return cleaned
 
     def save(self, commit=True):

@@ -211,10 +211,16 @@ class DiscountCode(models.Model):
         ordering = ["code"]
         constraints = [
             # Also the index behind the order endpoint's code lookup: LOWER(code) within a brand.
-            models.UniqueConstraint(Lower("code"), "brand", name="code_unique_ci_per_brand"),
+            models.UniqueConstraint(
+                Lower("code"),
+                "brand",
+                name="code_unique_ci_per_brand",
+                violation_error_message="The brand already has this code (codes match whatever their case).",
+            ),
             models.CheckConstraint(
                 name="code_has_creator_or_is_blacklisted",
                 condition=models.Q(creator__isnull=False) | models.Q(is_blacklisted=True),
+                violation_error_message="Register the code to a creator, or mark it blacklisted.",
             ),
         ]
 
@@ -225,8 +231,6 @@ class DiscountCode(models.Model):
         self.code = (self.code or "").strip()
         if not self.code:
             raise ValidationError({"code": "Enter a code."})
-        if self.creator_id is None and not self.is_blacklisted:
-            raise ValidationError("Register the code to a creator, or mark it blacklisted.")
         if self.creator_id is not None and self.creator.brand_id != self.brand_id:
             raise ValidationError({"creator": "The creator belongs to another brand."})
 

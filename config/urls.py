@@ -2,12 +2,17 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from attribution import links
 from attribution.views import api_not_found
 
 handler500 = "attribution.views.server_error"
+
+# The admin's "View site" and a bare visit to the service lead to the tracking health pages.
+admin.site.site_url = "/health/"
+admin.site.site_header = admin.site.site_title = "Creator attribution admin"
 
 # Creator links (reverse as "links:follow"). A trailing slash is accepted: some apps append one.
 link_patterns = [re_path(r"^(?P<code>[A-Za-z0-9_-]{1,64})/?$", links.follow, name="follow")]
@@ -22,6 +27,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("health/", include("health.urls")),
     path("l/", include((link_patterns, "links"))),
+    path("", RedirectView.as_view(url="/health/"), name="home"),
 ]
 
 if settings.BENCHMARK:

@@ -58,10 +58,59 @@ def test_a_manager_creates_a_creator_and_a_code(manager_client, brand):
     assert DiscountCode.objects.get(brand=brand).code == "ANA10"
 
 
+def errors_of(response) -> list[str]:
+    """The messages the admin form shows, field and non-field alike."""
+    form = response.context["adminform"].form
+    return [message for messages in form.errors.values() for message in messages]
+
+
 def test_a_code_needs_a_creator_unless_blacklisted(manager_client, brand):
     response = manager_client.post("/admin/brands/discountcode/add/", {"brand": brand.pk, "code": "FREE"})
     assert response.status_code == 200
+    assert errors_of(response) == ["Register the code to a creator, or mark it blacklisted."]
     assert not DiscountCode.objects.exists()
+
+
+def test_a_code_the_brand_has_in_another_case_is_refused_in_plain_words(manager_client, brand, creator):
+    DiscountCode.objects.create(brand=brand, code="ANA10", creator=creator)
+
+    response = manager_client.post(
+        "/admin/brands/discountcode/add/", {"brand": brand.pk, "code": "ana10", "creator": creator.pk}
+    )
+
+    assert response.status_code == 200
+    assert errors_of(response) == ["The brand already has this code (codes match whatever their case)."]
+    assert DiscountCode.objects.count() == 1
+
+
+def test_a_creator_s_brand_cannot_be_changed_once_she_exists(manager_client, brand, other_brand, creator):
+    response = manager_client.post(
+        f"/admin/brands/creator/{creator.pk}/change/",
+        {"brand": other_brand.pk, "name": creator.name, "is_active": "on"},
+    )
+
+    assert response.status_code == 302
+    creator.refresh_from_db()
+    assert creator.brand_id == brand.pk
+
+
+def test_a_shopper_already_registered_at_the_brand_is_a_form_error_not_a_crash(
+    manager_client, brand, creator
+):
+    data = {"brand": brand.pk, "creator": creator.pk, "email": "fan@example.com"}
+    assert manager_client.post("/admin/brands/knownshopper/add/", data).status_code == 302
+
+    response = manager_client.post("/admin/brands/knownshopper/add/", {**data, "email": " FAN@example.com"})
+
+    assert response.status_code == 200
+    assert errors_of(response) == ["This shopper is already registered at this brand."]
+    assert KnownShopper.objects.count() == 1
+
+
+def test_view_site_and_the_bare_address_lead_to_the_health_pages(manager_client):
+    admin_page = manager_client.get("/admin/").content.decode()
+    assert 'href="/health/"' in admin_page
+    assert manager_client.get("/").url == "/health/"
 
 
 def test_a_known_shopper_is_stored_as_a_hash_only(manager_client, brand, creator):
