@@ -354,6 +354,11 @@ def registrable_domain(host: str) -> str:
     return _psl.privatesuffix(host) or host
 
 
+def is_public_suffix(host: str) -> bool:
+    """co.uk, myshopify.com: a suffix under which anyone registers, so no brand's own host."""
+    return _psl.privatesuffix(host) is None
+
+
 def hash_email(value: str) -> str:
     """SHA-256 of the trimmed, lower-cased address (decision D12); the raw address is never kept."""
     return hashlib.sha256(value.strip().lower().encode("utf-8")).hexdigest()

@@ -26,11 +26,20 @@ class DeveloperKeyInline(admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
-    fields = ["prefix", "name", "created", "last_used_at", "revoked"]
+    fields = ["prefix", "name", "status", "created", "last_used_at"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
         return False  # keys are issued on the key page, where the plaintext is shown once
+
+    @admin.display(description="status")
+    def status(self, obj):
+        # Words, not the admin's boolean icons: a green tick beside "revoked" read as "fine".
+        return (
+            f"revoked {obj.revoked_at:%Y-%m-%d}"
+            if obj.revoked and obj.revoked_at
+            else ("revoked" if obj.revoked else "active")
+        )
 
 
 class MembershipInline(admin.TabularInline):
@@ -77,7 +86,7 @@ class PropertyAdmin(admin.ModelAdmin):
 class DeveloperKeyAdmin(APIKeyModelAdmin):
     """Issue keys (the full key is shown once, in a message) and revoke them."""
 
-    list_display = ["prefix", "name", "brand", "created", "last_used_at", "revoked", "revoked_at"]
+    list_display = ["prefix", "name", "brand", "revoked", "last_used_at", "created", "revoked_at"]
     list_filter = ["revoked", "brand", "created"]
     list_select_related = ["brand"]
     search_fields = ["prefix", "name", "brand__name"]

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
-from attribution.parsing import normalize_host, registrable_domain
+from attribution.parsing import is_public_suffix, normalize_host, registrable_domain
 
 _percent = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
 
@@ -112,6 +112,12 @@ class Property(models.Model):
         host = normalize_host(self.host or "")
         if not host or "." not in host:
             raise ValidationError({"host": "Enter a host name such as shop.example.com."})
+        if is_public_suffix(host):
+            raise ValidationError(
+                {
+                    "host": f"{host} is a public suffix shared by many sites; enter the brand's own host under it."
+                }
+            )
         self.host = host
 
     def save(self, *args, **kwargs):

@@ -23,7 +23,7 @@ urlpatterns = [
     path("api/", include("attribution.urls")),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("health/", include("health.urls")),
     path("l/", include((link_patterns, "links"))),

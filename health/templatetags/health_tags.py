@@ -13,6 +13,8 @@ def ago(value, now):
     """'3 hours ago': only the largest unit, so status cards stay on one line."""
     if not value:
         return ""
+    if (now - value).total_seconds() < 60:
+        return "just now"
     return f"{timesince(value, now, depth=1)} ago"
 
 

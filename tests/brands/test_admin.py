@@ -43,6 +43,17 @@ def test_a_manager_creates_a_brand_with_a_property(manager_client):
     assert list(brand.properties.values_list("host", flat=True)) == ["initech.example"]
 
 
+@pytest.mark.parametrize("host", ["co.uk", "myshopify.com"])
+def test_a_public_suffix_is_no_brand_s_property(manager_client, brand, host):
+    response = manager_client.post("/admin/brands/property/add/", {"brand": brand.pk, "host": host})
+
+    assert response.status_code == 200
+    assert errors_of(response) == [
+        f"{host} is a public suffix shared by many sites; enter the brand's own host under it."
+    ]
+    assert not Property.objects.filter(host=host).exists()
+
+
 def test_a_manager_creates_a_creator_and_a_code(manager_client, brand):
     assert (
         manager_client.post(

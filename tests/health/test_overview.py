@@ -11,6 +11,7 @@ from django.urls import reverse
 from attribution.outcomes import OUTCOMES, Outcome
 from health.models import DailyOutcomeCount, OutcomeEvent
 from health.rollup import roll_up
+from health.templatetags.health_tags import ago
 from tests import factories
 from tests.health.helpers import raw_counts, shown_counts
 
@@ -298,6 +299,20 @@ def test_the_number_of_queries_does_not_grow_with_events(alice_client, brand, ma
 
     alice_client.get(URL)  # the session and the watermark row exist from here on
     assert setup_and_measure(5) == setup_and_measure(50)
+
+
+def test_a_signed_in_user_who_opens_the_sign_in_page_goes_to_the_overview(alice_client):
+    response = alice_client.get("/accounts/login/")
+
+    assert response.status_code == 302
+    assert response["Location"] == URL
+
+
+@pytest.mark.parametrize(
+    "seconds, shown", [(0, "just now"), (59, "just now"), (60, "1\xa0minute ago"), (7200, "2\xa0hours ago")]
+)
+def test_how_long_ago_reads(now, seconds, shown):
+    assert ago(now - timedelta(seconds=seconds), now) == shown
 
 
 def test_pages_carry_a_sign_out_form_that_posts_with_csrf(client, alice):
