@@ -19,7 +19,7 @@ from django.db.models.functions import Coalesce
 from django.utils.text import slugify
 
 from brands.models import Brand
-from health.export import Echo, safe_cell
+from health.export import Echo, first_line, safe_cell
 
 from . import parsing, services
 from .models import Adjustment, Commission, Statement
@@ -381,7 +381,7 @@ def csv_lines(statement: Statement) -> Iterator[str]:
     """
     writer = csv.writer(Echo())
     month = f"{statement.month:%Y-%m}"
-    yield writer.writerow(CSV_HEADER)
+    yield first_line(writer, CSV_HEADER)
     for commission in statement_commissions(statement).iterator(chunk_size=2000):
         yield writer.writerow(
             [

@@ -34,9 +34,15 @@ class Echo:
         return value
 
 
+def first_line(writer, header: list[str]) -> str:
+    """The header row behind a byte order mark, which tells Excel (where marketing teams open these
+    files) that they are UTF-8: without it "Bestellung-Müller" reads "Bestellung-MÃ¼ller"."""
+    return "\ufeff" + writer.writerow(header)
+
+
 def csv_lines(rows: Iterable[dict]) -> Iterator[str]:
     writer = csv.writer(Echo())
-    yield writer.writerow(HEADER)
+    yield first_line(writer, HEADER)
     for row in rows:
         info = info_of(row["outcome"])
         yield writer.writerow(

@@ -250,7 +250,9 @@ def test_a_paid_statements_figures_never_move(brand, october):
 
 
 def rows_of(statement) -> list[dict]:
-    return list(csv.DictReader(io.StringIO("".join(billing.csv_lines(statement)))))
+    text = "".join(billing.csv_lines(statement))
+    assert text.startswith("\ufeff"), "the byte order mark Excel needs to read UTF-8"
+    return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
 
 
 def test_the_csv_has_every_commission_and_adjustment_behind_the_statement(brand, october):
@@ -388,7 +390,7 @@ def test_the_admin_exports_a_statement_as_csv(client, manager, past_statement):
     assert response["Content-Disposition"] == (
         f'attachment; filename="statement-acme-{past_statement.month:%Y-%m}.csv"'
     )
-    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
     assert sorted((r["order_id"], r["amount"], r["currency"]) for r in rows) == [
         ("A-1", "10.00", "USD"),
         ("A-2", "2.50", "EUR"),

@@ -21,8 +21,19 @@ URL = reverse("health:export")
 
 
 def rows(response) -> list[dict]:
-    text = b"".join(response.streaming_content).decode()
+    text = b"".join(response.streaming_content).decode("utf-8-sig")
     return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_the_file_starts_with_a_byte_order_mark_so_spreadsheets_read_it_as_utf8(
+    alice_client, brand, make_event
+):
+    make_event(brand, order_id="Bestellung-Müller-1")
+
+    raw = b"".join(alice_client.get(URL).streaming_content)
+
+    assert raw.startswith(b"\xef\xbb\xbfreceived_at,")
+    assert "Bestellung-Müller-1" in raw.decode("utf-8-sig")
 
 
 def test_anonymous_is_sent_to_sign_in(client):
@@ -86,7 +97,7 @@ def test_another_brands_lines_are_never_exported(alice_client, brand, other_bran
     make_event(brand, order_id="ACME-1")
     make_event(other_brand, order_id="GLOBEX-1")
 
-    body = b"".join(alice_client.get(URL).streaming_content).decode()
+    body = b"".join(alice_client.get(URL).streaming_content).decode("utf-8-sig")
 
     assert "ACME-1" in body and "GLOBEX-1" not in body
     assert alice_client.get(URL, {"brand": other_brand.pk}).status_code == 404

@@ -120,7 +120,7 @@ def test_a_brand_user_exports_a_statement_as_csv(client, alice, acme):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="statement-acme-2026-11.csv"'
-    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
     assert [(r["kind"], r["order_id"], r["amount"], r["currency"]) for r in rows] == [
         ("commission", "B-2", "30.00", "USD"),
         ("adjustment", "B-1", "-4.00", "USD"),
