@@ -213,9 +213,7 @@ def parse_currency(value) -> str:
     if len(code) != 3 or _currency_exponent(code) is None:
         if len(code) == 3 and code in iso4217.Currency.__members__:
             # XAU (gold), XDR, XTS, XXX: in ISO 4217, but no money an order is paid in.
-            raise FieldError(
-                f"{code!r} has no minor units in ISO 4217; send the currency the order was paid in"
-            )
+            raise FieldError(f"{code!r} has no minor units in ISO 4217 (a metal, fund or testing code)")
         raise FieldError(f"{code[:12]!r} is not an ISO 4217 currency code")
     return code
 
