@@ -92,11 +92,11 @@ class EventView(APIView):
         super().initial(request, *args, **kwargs)
 
     def post(self, request, *args, **kwargs):
-        _ = request.data
+        payload = request.data
         if getattr(request, "raw_body", None) is None:
             # DRF hands a body of zero bytes over as {} without calling the parser.
             raise exceptions.ParseError(EMPTY_BODY)
-        result = self.handle(request, request.data, request.event_received_at)
+        result = self.handle(request, payload, request.event_received_at)
         return self.answer(result)
 
     def options(self, request, *args, **kwargs):

@@ -35,11 +35,9 @@ class DeveloperKeyInline(admin.TabularInline):
     @admin.display(description="status")
     def status(self, obj):
         # Words, not the admin's boolean icons: a green tick beside "revoked" read as "fine".
-        return (
-            f"revoked {obj.revoked_at:%Y-%m-%d}"
-            if obj.revoked and obj.revoked_at
-            else ("revoked" if obj.revoked else "active")
-        )
+        if not obj.revoked:
+            return "active"
+        return f"revoked {obj.revoked_at:%Y-%m-%d}" if obj.revoked_at else "revoked"
 
 
 class MembershipInline(admin.TabularInline):
@@ -121,11 +119,8 @@ class CreatorAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # Her codes, links, shoppers and commissions stay with the brand they were made at: moving
         # her would attribute one brand's orders to another brand's creator. Add a new creator instead.
-        return (
-            [*super().get_readonly_fields(request, obj), "brand"]
-            if obj
-            else super().get_readonly_fields(request, obj)
-        )
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return (*fields, "brand") if obj is not None else fields
 
 
 @admin.register(DiscountCode)
