@@ -6,8 +6,7 @@ from django.utils import timezone
 from rest_framework_api_key.admin import APIKeyModelAdmin
 from rest_framework_api_key.models import APIKey
 
-from attribution.parsing import hash_email
-
+from .hosts import hash_email
 from .models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
 
 # The library registers its own key model; ours carries the brand, so only ours is shown.

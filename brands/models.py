@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
-from attribution.parsing import is_public_suffix, normalize_host, registrable_domain
+from .hosts import is_public_suffix, normalize_host, registrable_domain
 
 _percent = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
 

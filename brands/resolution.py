@@ -12,8 +12,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.cache import cache
 
-from attribution.parsing import normalize_host, registrable_domain
-
+from .hosts import normalize_host, registrable_domain
 from .models import Brand, Property
 
 

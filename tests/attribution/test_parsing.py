@@ -14,18 +14,16 @@ from hypothesis import strategies as st
 from attribution import parsing
 from attribution.parsing import (
     FieldError,
-    hash_email,
     is_click_id,
     loads_strict,
-    normalize_host,
     parse_amount,
     parse_bool,
     parse_currency,
     parse_optional_text,
     parse_order_id,
     parse_timestamp,
-    registrable_domain,
 )
+from brands.hosts import hash_email, normalize_host, registrable_domain
 
 # Every value a JSON body can carry, as loads_strict returns it.
 json_scalars = (

@@ -1,0 +1,64 @@
+"""Hosts and shoppers' addresses as the service compares them: host normalisation (as browsers write
+location.href), registrable domains by the Public Suffix List, and the one-way hash of an email address.
+
+Pure functions, no database. Brands, resolution, the admin, the order path and the outcome log all use these.
+"""
+
+import hashlib
+import re
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import idna
+from publicsuffixlist import PublicSuffixList
+
+_HOST = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
+
+
+def normalize_host(value: str) -> str | None:
+    """Lower-case host of a URL or bare domain, without port, trailing dot or leading www., in punycode."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    if "//" not in text:
+        text = "//" + text
+    try:
+        host = urlsplit(text).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    host = host.rstrip(".").lower()
+    if host.startswith("www."):
+        host = host[4:]
+    if not host.isascii():
+        # UTS 46 / IDNA 2008, as browsers write location.href: straße is xn--strae-6ua, where
+        # Python's own "idna" codec (IDNA 2003) would have made it strasse.
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except idna.IDNAError:
+            return None
+    if len(host) > 253 or not _HOST.fullmatch(host):
+        return None
+    return host
+
+
+_psl = PublicSuffixList()
+
+
+@lru_cache(maxsize=4096)
+def registrable_domain(host: str) -> str:
+    """The registrable domain of a host (Public Suffix List); the host itself when it has none."""
+    return _psl.privatesuffix(host) or host
+
+
+def is_public_suffix(host: str) -> bool:
+    """co.uk, myshopify.com: a suffix under which anyone registers, so no brand's own host."""
+    return _psl.privatesuffix(host) is None
+
+
+def hash_email(value: str) -> str:
+    """SHA-256 of the trimmed, lower-cased address (docs/decisions.md, "Known shoppers"); the raw address is never kept."""
+    return hashlib.sha256(value.strip().lower().encode("utf-8")).hexdigest()
