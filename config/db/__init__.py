@@ -1,3 +1,2 @@
-"""How the service talks to its database beyond the ORM: a PostgreSQL backend whose connection check
-costs no round trip (`config.db.base`), and INSERT and UPDATE statements built once for the hot paths
-(`config.db.statements`)."""
+"""Django's PostgreSQL backend with a connection check that costs no round trip (`config.db.base`),
+named as the ENGINE in settings when DATABASE_URL is PostgreSQL."""

@@ -66,27 +66,39 @@ class InsertStatement(_Statement):
 
 class UpdateStatement(_Statement):
     """`UpdateStatement(Commission, ["amount", "updated_at"])(commission)` writes those fields of the
-    instance to its row, as `instance.save(update_fields=...)` does, and returns the rows changed (1).
+    instance to its row, as `instance.save(update_fields=...)` does, and returns the rows changed.
 
+    `where` names columns the row must still hold for the UPDATE to apply (their values are passed per
+    call): `UpdateStatement(Commission, ["state"], where=["state"])(c, where=["pending"])` changes the row
+    only while it is pending, and the UPDATE's row lock makes that check and the write one step.
     Built once per model and field list; values are converted by each field's `get_db_prep_save`.
     Like InsertStatement it sends no signals and runs no `pre_save` hooks.
     """
 
-    def __init__(self, model, names):
+    def __init__(self, model, names, *, where=()):
         fields = [model._meta.get_field(name) for name in names]
         for field in fields:
             if field.primary_key or not field.concrete:
                 raise TypeError(f"{model.__name__}.{field.name} cannot be updated by UpdateStatement")
+        self.where = [model._meta.get_field(name) for name in where]
         super().__init__(model, fields)
 
     def write(self, quote, meta) -> str:
         assignments = ", ".join(f"{quote(f.column)} = %s" for f in self.fields)
-        return f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+        conditions = "".join(f" AND {quote(f.column)} = %s" for f in self.where)
+        return (
+            f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s{conditions}"
+        )
 
-    def __call__(self, instance, using: str = "default") -> int:
+    def __call__(self, instance, using: str = "default", *, where=()) -> int:
+        if len(where) != len(self.where):
+            raise TypeError(f"expected values for {', '.join(f.name for f in self.where) or 'no condition'}")
         connection = connections[using]
         params = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in self.fields]
         params.append(instance.pk)
+        params.extend(
+            f.get_db_prep_save(value, connection) for f, value in zip(self.where, where, strict=True)
+        )
         with connection.cursor() as cursor:
             cursor.execute(self.sql(connection), params)
             return cursor.rowcount
