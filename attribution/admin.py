@@ -1,6 +1,6 @@
 """Creator links, clicks, orders, commissions and billing statements for account managers. Orders,
 commissions, statements and adjustments are read-only here: they change only through the services
-(attribution.services, attribution.billing), so their history stays complete. The one write is the
+(attribution.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write is the
 "Mark paid" action of statements, for users with the pay_statement permission."""
 
 from django.contrib import admin, messages
@@ -11,8 +11,9 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from . import billing
+from . import billing, selectors
 from .models import Adjustment, AmountChange, Click, Commission, CreatorLink, Order, Statement
+from .money import in_minor_units
 
 
 @admin.register(CreatorLink)
@@ -118,7 +119,7 @@ class AdjustmentDisplay:
 
     @admin.display(description="amount")
     def shown_amount(self, obj):
-        return f"{billing.money(obj.amount, obj.currency)} {obj.currency}"
+        return f"{in_minor_units(obj.amount, obj.currency)} {obj.currency}"
 
     @admin.display(description="order")
     def order_link(self, obj):
@@ -196,7 +197,7 @@ def _figures_html(figures) -> str:
     return format_html_join(
         mark_safe("<br>"),
         "{} {}",
-        ((billing.money(f.total, f.currency), f.currency) for f in figures),
+        ((in_minor_units(f.total, f.currency), f.currency) for f in figures),
     )
 
 
@@ -213,10 +214,10 @@ def _figures_table(table_id: str, keys: list[str], rows: list[tuple[tuple, objec
             (
                 *key,
                 f.commissions,
-                billing.money(f.commission_total, f.currency),
+                in_minor_units(f.commission_total, f.currency),
                 f.adjustments,
-                billing.money(f.adjustment_total, f.currency),
-                billing.money(f.total, f.currency),
+                in_minor_units(f.adjustment_total, f.currency),
+                in_minor_units(f.total, f.currency),
             )
             for key, f in rows
         ),
@@ -266,7 +267,7 @@ class StatementAdmin(ReadOnlyAdmin):
         changelist = super().get_changelist_instance(request)
         # Totals of the whole page in two grouped queries instead of two per row.
         shown = list(changelist.result_list)
-        totals = billing.totals_of(shown)
+        totals = selectors.totals_of(shown)
         for statement in shown:
             statement.figures = totals[statement.pk]
         return changelist
@@ -279,12 +280,12 @@ class StatementAdmin(ReadOnlyAdmin):
     def totals(self, obj):
         figures = getattr(obj, "figures", None)
         if figures is None:
-            figures = billing.totals_of([obj])[obj.pk]
+            figures = selectors.totals_of([obj])[obj.pk]
         return _figures_html(figures)
 
     def _summary(self, obj):
         if not hasattr(obj, "_summary_cache"):
-            obj._summary_cache = billing.summarize(obj)
+            obj._summary_cache = selectors.summarize(obj)
         return obj._summary_cache
 
     @admin.display(description="totals per currency")
@@ -320,8 +321,10 @@ class StatementAdmin(ReadOnlyAdmin):
         statement = Statement.objects.select_related("brand").filter(pk=pk).first()
         if statement is None or not self.has_view_permission(request, statement):
             raise Http404("No such statement.")
-        response = StreamingHttpResponse(billing.csv_lines(statement), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{billing.csv_filename(statement)}"'
+        response = StreamingHttpResponse(
+            selectors.csv_lines(statement), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{selectors.csv_filename(statement)}"'
         return response
 
     def has_pay_permission(self, request):

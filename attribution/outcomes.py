@@ -1,5 +1,7 @@
-"""Every outcome code of the interface (section 4) and decision D2: its HTTP status, a plain-language
-label for the health pages, and the fix a brand can apply. No database here.
+"""Every answer the API can give, in one place: each outcome code with its HTTP status, a plain-language
+label for the health pages and the fix a brand can apply; and every sentence an answer carries, with the
+one table of fix sentences ("Fix: ..."). Services pick a code and a sentence from here; nothing else
+writes a user-facing sentence. No database here.
 """
 
 from dataclasses import dataclass, field
@@ -7,6 +9,7 @@ from enum import StrEnum
 
 
 class Outcome(StrEnum):
+    # Events (recorded in the outcome log): the interface's codes and those added where it is silent.
     TRACKED = "tracked"
     NO_ATTRIBUTION = "no_attribution"
     DUPLICATE_ORDER = "duplicate_order"
@@ -30,6 +33,11 @@ class Outcome(StrEnum):
     INVALID_PARAMS = "invalid_params"
     UNAUTHORIZED = "unauthorized"
     RATE_LIMITED = "rate_limited"
+    # Answers that are not events and are never recorded (docs/api.md, "Answers that are not events").
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    OPTIONS = "options"
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,7 @@ class OutcomeInfo:
     label: str
     fix: str = ""  # empty: nothing for the brand to change
     service_side: bool = False  # a fault of this service; the caller changes nothing
+    recorded: bool = True  # an event of the outcome log; False for answers that are not events
 
     @property
     def success(self) -> bool:
@@ -127,20 +136,140 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
         "Too many requests",
         "Slow down and retry after the number of seconds in Retry-After.",
     ),
+    Outcome.FOUND: OutcomeInfo(200, "Order found (read API)", recorded=False),
+    Outcome.NOT_FOUND: OutcomeInfo(
+        404, "No such endpoint", "Check the path against /api/docs/.", recorded=False
+    ),
+    Outcome.METHOD_NOT_ALLOWED: OutcomeInfo(
+        405, "Method not allowed", "Send POST (the read API: GET).", recorded=False
+    ),
+    Outcome.OPTIONS: OutcomeInfo(200, "What this endpoint takes", recorded=False),
 }
 
 assert set(OUTCOMES) == set(Outcome), "every outcome needs its status, label and fix"
+
+# The codes an outcome log row can hold: the health pages' filters and the admin's list these.
+RECORDED = [outcome for outcome in Outcome if OUTCOMES[outcome].recorded]
 
 
 def info(outcome: Outcome) -> OutcomeInfo:
     return OUTCOMES[outcome]
 
 
+# --- what each answer says -------------------------------------------------------------------------
+#
+# The fix of a field that breaks its rule, by the name the brand sent it under ("change.*" for cancel
+# and update, whose wording differs where their fields do). An answer about a field reads
+# "<field> <what is wrong>. Fix: <this>." (see `field_error`).
+FIELD_FIXES: dict[str, str] = {
+    "orderId": "send your order's id as a string or an integer",
+    "orderAmount": "send a number greater than 0 without symbols or markup, such as 59.90",
+    "currency": "send the order's three-letter ISO 4217 code, such as USD",
+    "test": "send true or false, or leave it out",
+    "is_returning_customer": "send true or false, or leave it out",
+    "code": "send the discount code as a string, or leave it out",
+    "customer_email": "send the shopper's address as a string, or leave it out",
+    "order_id": "send the orderId of the original order",
+    "new_order_amount": "send the order's new total as a plain number such as 49.90",
+    "change.currency": "send the order's currency, such as USD",
+}
+
+# Every other sentence, by what happened; `{name}` parts are filled by `say`.
+TEXTS: dict[str, str] = {
+    # order confirmation
+    "order.not_an_object": "The request body must be a JSON object with the order's fields.",
+    "order.page_url_missing": "page_url is missing. Fix: send the URL of the page that sends the event, "
+    "or your domain in domain.",
+    "order.host_unreadable": "{field} could not be read as a web address. "
+    "Fix: send a URL such as https://shop.example/thank-you.",
+    "order.no_brand": "No registered brand matches {host}. Fix: page_url or domain must match your "
+    "registered domain.",
+    "order.duplicate": "Order {order_id} was already received; this repeat was ignored. "
+    "Fix: send each order once.",
+    "order.click_not_found": "clickId matches no click. "
+    "Fix: send the sms_click_id cookie value exactly as stored.",
+    "order.malformed_click_id": "clickId could not be read. Fix: send the sms_click_id cookie value exactly "
+    "as stored (no quotes, no URL encoding, no cookie name).",
+    "order.unreadable_return_window": "returnWindowClosesAt {problem}; the order was kept without it. "
+    "Send ISO 8601 such as 2026-12-24T00:00:00Z or Unix epoch seconds.",
+    "order.tracked": "Order attributed; a commission was created.",
+    "order.no_attribution": "Order recorded; it matched no click, discount code or known shopper.",
+    "order.shopify_handoff": "Order recorded and handed off to your storefront-platform integration.",
+    "order.blacklisted_code": "Order recorded; its discount code is excluded from tracking.",
+    "order.expired_click": "Order recorded; the click is older than the attribution window, so no commission.",
+    "order.cross_brand_click": "Order recorded; the click belongs to another brand, so no commission.",
+    "order.property_mismatch": "Order recorded; the click was made on another of your properties, "
+    "so no commission.",
+    "order.banned_user": "Order recorded; the attributed account is inactive, so no commission was created.",
+    "order.unregistered_property": "Order recorded but not attributed: {host} is not a registered property. "
+    "Fix: ask your account manager to register it, or send page_url from a registered property.",
+    "order.unregistered_code": "Order recorded, but discount code {code!r} is not registered to a creator. "
+    "Fix: register the code to the matching creator's account.",
+    # cancel and update
+    "change.not_an_object": 'The request body must be a JSON object. Fix: send {{"order_id": ...}}.',
+    "change.missing": "Missing required field(s): {missing}. Fix: send {required}.",
+    "change.brand_inactive": "The brand of this developer key is inactive. Fix: contact your account manager.",
+    "change.domain_not_yours": "{host} is not a registered property of your brand. "
+    "Fix: send one of your registered domains, or leave domain out.",
+    "change.not_found": "No commission for {namespace} order {order_id} (usually the order was not attributed).",
+    "change.already_cancelled": "The commission of order {order_id} was already cancelled.",
+    "change.cancelled": "The commission of order {order_id} was cancelled.",
+    "change.cancelled_after_payment": "The commission of order {order_id} was cancelled after it was paid; "
+    "{clawback}.",
+    "change.nothing_to_claw_back": "nothing was left to claw back",
+    "change.adjustment": "{amount} {currency} is {what} on your statement of {statement}",
+    "change.update_of_cancelled": "The commission of order {order_id} is cancelled; its amount was not changed.",
+    "change.other_currency": "currency {sent} differs from the order's {currency}. "
+    "Fix: send the new total in the order's currency.",
+    "change.updated": "The commission of order {order_id} now follows the new total {total} {currency}.",
+    "change.updated_after_payment": " It was already paid: {adjustment}.",
+    "change.updated_after_payment_unchanged": " It was already paid; the amount is unchanged, so nothing is billed.",
+    "change.cancel_failed": "Event received; cancelling failed on our side and the event is kept for "
+    "processing. Nothing to change.",
+    # service-side faults, any endpoint
+    "insert_failed": "Event received; saving it failed on our side and it is kept for processing. "
+    "Nothing to change.",
+    "handler_error": "Event received; a processing error occurred on our side and it is kept for processing. "
+    "Nothing to change.",
+    "server_error": "Processing error on the service side.",
+    # what the framework refuses before a service runs
+    "auth.missing": "Authorization header missing. Fix: send 'Authorization: Bearer <developer key>'.",
+    "auth.malformed": "Authorization must be 'Bearer <developer key>'. "
+    "Fix: send the word Bearer, one space, then the key.",
+    "auth.unknown_key": "The developer key is unknown or revoked. Fix: send a current key from your account manager.",
+    "auth.expired_key": "The developer key has expired. Fix: ask your account manager for a new key.",
+    "auth.replayed_key": "The developer key is missing, unknown or revoked.",
+    "rate_limited": "Too many requests. Retry after {seconds:.0f} seconds.",
+    "body.too_large": "The request body is larger than 64 KiB.",
+    "body.unreadable": "{problem} Fix: send a JSON object.",
+    "body.replayed_unreadable": "The request body is not valid JSON.",
+    "options": "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/.",
+    "not_found": "No endpoint at {path}.",
+    # the read API
+    "read.test_flag": "test must be true or false.",
+    "read.brand_inactive": "The brand of this developer key is inactive.",
+    "read.not_found": "Your brand has no {namespace} order {order_id}.",
+    # the admin's forms
+    "link.destination_not_a_property": "{host} is not a registered property of {brand}. "
+    "Fix: register it as a property of the brand first, or link to one of its registered hosts.",
+}
+
+
+def say(key: str, **values) -> str:
+    """The sentence `key` of TEXTS with its `{name}` parts filled."""
+    return TEXTS[key].format(**values)
+
+
+def field_error(name: str, problem: str, *, fix: str | None = None) -> str:
+    """ "<name> <problem>. Fix: <the field's fix>." (FIELD_FIXES, under `fix` when the wording differs)."""
+    return f"{name} {problem}. Fix: {FIELD_FIXES[fix or name]}."
+
+
 @dataclass
 class Result:
     """What a service decided for one request: the outcome and one sentence about it.
 
-    The shared view turns it into the D1 envelope and the outcome log row; `status` overrides the
+    The shared view turns it into the answer's envelope and the outcome log row; `status` overrides the
     outcome's usual HTTP status (413 for an oversized body), `data` adds fields to the answer.
     """
 
@@ -152,6 +281,11 @@ class Result:
     warnings: list = field(default_factory=list)
     status: int | None = None
     data: dict | None = None
+
+    def set(self, outcome: Outcome, text: str) -> "Result":
+        """Decide the outcome and its sentence; returns the result, so a service can `return result.set(...)`."""
+        self.outcome, self.text = outcome, text
+        return self
 
     @property
     def http_status(self) -> int:
@@ -166,5 +300,5 @@ class Result:
 
 
 def envelope(*, success: bool, outcome: str, text: str, **extra) -> dict:
-    """The D1 answer: success, outcome, and message (success) or error (failure)."""
+    """Every answer under /api/: success, outcome, and message (success) or error (failure)."""
     return {"success": success, "outcome": outcome, "message" if success else "error": text, **extra}

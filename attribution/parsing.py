@@ -1,21 +1,18 @@
-"""Field rules of decision D4: order ids, amounts, currencies, booleans, timestamps, hosts, click ids.
+"""Field rules (docs/decisions.md, "Field formats"): order ids, amounts, currencies, booleans, timestamps,
+click ids, and the strict JSON parser. Hosts and email hashing are brands.hosts.
 
 Pure functions with no database. Each parser returns the clean value or raises `FieldError`
 with a sentence a brand's developer can act on.
 """
 
-import hashlib
 import json
 import re
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
-from urllib.parse import urlsplit
 
-import idna
 import iso4217
 from django.conf import settings
-from publicsuffixlist import PublicSuffixList
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
@@ -29,7 +26,6 @@ _AMOUNT_QUANTUM = Decimal(1).scaleb(-MAX_AMOUNT_DECIMAL_PLACES)
 # Click ids are minted by the service: "clk_" and 32 lowercase hex digits. Nothing in them
 # needs escaping in a URL or a cookie, so a value that differs was altered on the way.
 CLICK_ID_PATTERN = re.compile(r"clk_[0-9a-f]{32}")
-_HOST = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
 # Epoch milliseconds of the year 9999 are below 2.6e14; anything larger is not a timestamp.
 _EPOCH_LIMIT = Decimal(10) ** 15
 _BASIC_DATE_RANGE = (Decimal(10) ** 7, Decimal(10) ** 8)
@@ -311,52 +307,3 @@ def parse_optional_email(value) -> str | None:
 
 def is_click_id(value: str) -> bool:
     return CLICK_ID_PATTERN.fullmatch(value) is not None
-
-
-def normalize_host(value: str) -> str | None:
-    """Lower-case host of a URL or bare domain, without port, trailing dot or leading www., in punycode."""
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    if "//" not in text:
-        text = "//" + text
-    try:
-        host = urlsplit(text).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    host = host.rstrip(".").lower()
-    if host.startswith("www."):
-        host = host[4:]
-    if not host.isascii():
-        # UTS 46 / IDNA 2008, as browsers write location.href: straße is xn--strae-6ua, where
-        # Python's own "idna" codec (IDNA 2003) would have made it strasse.
-        try:
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except idna.IDNAError:
-            return None
-    if len(host) > 253 or not _HOST.fullmatch(host):
-        return None
-    return host
-
-
-_psl = PublicSuffixList()
-
-
-@lru_cache(maxsize=4096)
-def registrable_domain(host: str) -> str:
-    """The registrable domain of a host (Public Suffix List); the host itself when it has none."""
-    return _psl.privatesuffix(host) or host
-
-
-def is_public_suffix(host: str) -> bool:
-    """co.uk, myshopify.com: a suffix under which anyone registers, so no brand's own host."""
-    return _psl.privatesuffix(host) is None
-
-
-def hash_email(value: str) -> str:
-    """SHA-256 of the trimmed, lower-cased address (decision D12); the raw address is never kept."""
-    return hashlib.sha256(value.strip().lower().encode("utf-8")).hexdigest()

@@ -10,9 +10,9 @@ from brands.models import DeveloperKey
 from health.models import Endpoint
 from health.recording import EventRecord, record
 
-from . import services, spool
+from . import changes, orders, spool
 from .models import SpoolReplay
-from .outcomes import Outcome, Result
+from .outcomes import Outcome, Result, say
 from .parsing import loads_strict
 
 logger = logging.getLogger(__name__)
@@ -47,22 +47,22 @@ def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, ob
     try:
         payload = loads_strict(entry.body)
     except (ValueError, RecursionError):
-        return Result(Outcome.INVALID_PARAMS, "The request body is not valid JSON."), None, None
+        return Result(Outcome.INVALID_PARAMS, say("body.replayed_unreadable")), None, None
     if entry.endpoint == Endpoint.ORDER_CONFIRMATION:
-        return services.confirm_order(payload=payload, received_at=entry.received_at), None, payload
+        return orders.confirm_order(payload=payload, received_at=entry.received_at), None, payload
     key = _key_at_arrival(entry)
     if key is None:
         return (
-            Result(Outcome.UNAUTHORIZED, "The developer key is missing, unknown or revoked."),
+            Result(Outcome.UNAUTHORIZED, say("auth.replayed_key")),
             None,
             payload,
         )
     if entry.endpoint == Endpoint.CANCEL:
-        result = services.cancel_commission(
+        result = changes.cancel_commission(
             key=key, payload=payload, received_at=entry.received_at, request_id=entry.request_id
         )
     else:
-        result = services.update_commission(
+        result = changes.update_commission(
             key=key, payload=payload, received_at=entry.received_at, request_id=entry.request_id
         )
     return result, key, payload

@@ -1,5 +1,5 @@
-"""One small view per endpoint on a shared base that answers in the D1 envelope and records the
-outcome of every request in one place (`finalize_response` sees every answer, errors included).
+"""One small view per endpoint on a shared base that answers in the envelope of docs/api.md and records
+the outcome of every request in one place (`finalize_response` sees every answer, errors included).
 """
 
 import logging
@@ -20,8 +20,8 @@ from brands.auth import DeveloperKeyAuthentication
 from health.models import Endpoint
 from health.recording import EventRecord, record
 
-from . import schema, services, spool
-from .outcomes import Outcome, Result, envelope
+from . import changes, orders, schema, selectors, spool
+from .outcomes import Outcome, Result, envelope, say
 from .parsing import (
     EMPTY_BODY,
     BodyTooLarge,
@@ -36,30 +36,28 @@ from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
 logger = logging.getLogger(__name__)
 
 
-def _framework_answer(exc) -> tuple[Outcome | str, str, int]:
+def _framework_answer(exc) -> tuple[Outcome, str, int]:
     """Outcome code, sentence and status for an exception raised by the framework, not a service."""
-    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-        text = (
-            str(exc.detail)
-            if isinstance(exc, exceptions.AuthenticationFailed)
-            else ("Authorization header missing. Fix: send 'Authorization: Bearer <developer key>'.")
-        )
-        return Outcome.UNAUTHORIZED, text, 401
+    if isinstance(exc, exceptions.NotAuthenticated):
+        return Outcome.UNAUTHORIZED, say("auth.missing"), 401
+    if isinstance(exc, exceptions.AuthenticationFailed):
+        # brands.auth names why with a code (malformed, unknown_key, expired_key); the sentence is ours.
+        return Outcome.UNAUTHORIZED, say(f"auth.{exc.get_codes()}"), 401
     if isinstance(exc, exceptions.Throttled):
-        return Outcome.RATE_LIMITED, f"Too many requests. Retry after {exc.wait or 1:.0f} seconds.", 429
+        return Outcome.RATE_LIMITED, say("rate_limited", seconds=exc.wait or 1), 429
     if isinstance(exc, BodyTooLarge):
-        return Outcome.INVALID_PARAMS, "The request body is larger than 64 KiB.", 413
+        return Outcome.INVALID_PARAMS, say("body.too_large"), 413
     if isinstance(exc, exceptions.ParseError):
-        return Outcome.INVALID_PARAMS, f"{exc.detail} Fix: send a JSON object.", 400
+        return Outcome.INVALID_PARAMS, say("body.unreadable", problem=exc.detail), 400
     if isinstance(exc, exceptions.MethodNotAllowed):
-        return "method_not_allowed", str(exc.detail), 405
+        return Outcome.METHOD_NOT_ALLOWED, str(exc.detail), 405
     if isinstance(exc, exceptions.NotFound):
-        return "not_found", str(exc.detail), 404
+        return Outcome.NOT_FOUND, str(exc.detail), 404
     return Outcome.HANDLER_ERROR, "", 500
 
 
 class AlwaysJSON(DefaultContentNegotiation):
-    """Every answer under /api/ is JSON (D1), whatever the client's Accept header asks for.
+    """Every answer under /api/ is JSON, whatever the client's Accept header asks for.
 
     Server HTTP clients send all kinds of Accept headers; refusing them with 406 would turn a good
     event into an error. Skipping the Accept parsing also saves it on every request.
@@ -82,7 +80,7 @@ class EventView(APIView):
     throttle_classes = [PerClientIpThrottle]
 
     def initial(self, request, *args, **kwargs):
-        # A wrong method is not an event (D2): refuse it before authentication could answer 401.
+        # A wrong method is not an event: refuse it before authentication could answer 401.
         if request.method not in ("POST", "OPTIONS"):
             raise exceptions.MethodNotAllowed(request.method)
         if request.method == "OPTIONS":
@@ -100,10 +98,10 @@ class EventView(APIView):
         return self.answer(result)
 
     def options(self, request, *args, **kwargs):
-        """Plain OPTIONS (a CORS preflight is answered by the middleware): what to send here, in D1's shape."""
-        text = "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/."
+        """Plain OPTIONS (a CORS preflight is answered by the middleware): what to send here, in the envelope."""
         return Response(
-            envelope(success=True, outcome="options", text=text), headers={"Allow": "POST, OPTIONS"}
+            envelope(success=True, outcome=Outcome.OPTIONS, text=say("options")),
+            headers={"Allow": "POST, OPTIONS"},
         )
 
     def handle(self, request, payload, received_at) -> Result:
@@ -120,9 +118,9 @@ class EventView(APIView):
             request_id = getattr(self.request, "request_id", "")
             if isinstance(exc, DatabaseError) and self.database_failure == Outcome.INSERT_FAILED:
                 logger.exception("database unavailable", extra={"request_id": request_id})
-                return self.answer(Result(Outcome.INSERT_FAILED, services.INSERT_FAILED_TEXT))
+                return self.answer(Result(Outcome.INSERT_FAILED, say("insert_failed")))
             logger.exception("handler error", extra={"request_id": request_id})
-            return self.answer(Result(Outcome.HANDLER_ERROR, services.HANDLER_ERROR_TEXT))
+            return self.answer(Result(Outcome.HANDLER_ERROR, say("handler_error")))
         if status == 405:
             return Response(envelope(success=False, outcome=outcome, text=text), status=405)
         headers = {}
@@ -227,19 +225,19 @@ class OrderConfirmationView(EventView):
     endpoint = Endpoint.ORDER_CONFIRMATION
 
     def handle(self, request, payload, received_at):
-        return services.confirm_order(payload=payload, received_at=received_at)
+        return orders.confirm_order(payload=payload, received_at=received_at)
 
     def finalize_response(self, request, response, *args, **kwargs):
         result = getattr(response, "event_result", None)
         if result is not None and result.brand_id is None and request.method == "POST":
-            # A request the service never judged (handler_error, 429) still shows in its brand's health view (D3).
+            # A request the service never judged (handler_error, 429) still shows in its brand's health view.
             result.brand_id = _brand_id_of_body(request)
         return super().finalize_response(request, response, *args, **kwargs)
 
 
 def _brand_id_of_body(request) -> int | None:
     try:
-        return services.brand_id_of_order_event(request.data)
+        return orders.brand_id_of_order_event(request.data)
     except Exception:  # noqa: BLE001  (the answer is decided; a failing lookup only costs the brand column)
         logger.warning("brand lookup for the outcome record failed", exc_info=True)
         return None
@@ -263,7 +261,7 @@ class CancelView(_KeyedEventView):
     database_failure = Outcome.HANDLER_ERROR
 
     def handle(self, request, payload, received_at):
-        return services.cancel_commission(
+        return changes.cancel_commission(
             key=request.auth,
             payload=payload,
             received_at=received_at,
@@ -278,7 +276,7 @@ class UpdateView(_KeyedEventView):
     endpoint = Endpoint.UPDATE
 
     def handle(self, request, payload, received_at):
-        return services.update_commission(
+        return changes.update_commission(
             key=request.auth,
             payload=payload,
             received_at=received_at,
@@ -287,7 +285,7 @@ class UpdateView(_KeyedEventView):
 
 
 class OrderReadView(APIView):
-    """GET /api/Affiliates/orders/<order_id>: a brand reconciles its own order (D14). Records nothing."""
+    """GET /api/Affiliates/orders/<order_id>: a brand reconciles its own order. Records nothing."""
 
     authentication_classes = [DeveloperKeyAuthentication]
     permission_classes: list = []
@@ -305,47 +303,39 @@ class OrderReadView(APIView):
             is_test = parse_bool(request.query_params.get("test"))
         except FieldError:
             return Response(
-                envelope(
-                    success=False,
-                    outcome=Outcome.INVALID_PARAMS,
-                    text="test must be true or false.",
-                ),
+                envelope(success=False, outcome=Outcome.INVALID_PARAMS, text=say("read.test_flag")),
                 status=400,
             )
         key = request.auth
         if not key.brand_is_active:
             return Response(
-                envelope(
-                    success=False,
-                    outcome=Outcome.UNRESOLVED_DOMAIN,
-                    text="The brand of this developer key is inactive.",
-                ),
+                envelope(success=False, outcome=Outcome.UNRESOLVED_DOMAIN, text=say("read.brand_inactive")),
                 status=400,
             )
         order_id = order_id.strip()
         found = (
             None  # no order can hold what no database can store (%00)
             if holds_unstorable_text(order_id)
-            else services.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
+            else selectors.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
         )
         if found is None:
             return Response(
                 envelope(
                     success=False,
                     outcome=Outcome.ORDER_NOT_FOUND,
-                    text=f"Your brand has no {'test' if is_test else 'live'} order {order_id}.",
+                    text=say("read.not_found", namespace="test" if is_test else "live", order_id=order_id),
                 ),
                 status=404,
             )
-        return Response({"success": True, "outcome": "found", **found})
+        return Response({"success": True, "outcome": Outcome.FOUND, **found})
 
 
 def api_exception_handler(exc, context):
-    """Framework errors of views outside EventView still answer in the D1 envelope."""
+    """Framework errors of views outside EventView still answer in the envelope."""
     outcome, text, status = _framework_answer(exc)
     if status == 500:
         logger.exception("api error", exc_info=exc)
-        text = "Processing error on the service side."
+        text = say("server_error")
     headers = {}
     if status == 401:
         headers["WWW-Authenticate"] = context["view"].get_authenticate_header(context["request"]) or "Bearer"
@@ -360,20 +350,18 @@ def api_exception_handler(exc, context):
 
 @csrf_exempt  # it changes nothing; a POST with a mistyped path must get this 404, not a CSRF page
 def api_not_found(request, *args, **kwargs):
-    """Unknown paths under /api/ answer JSON too (D1)."""
+    """Unknown paths under /api/ answer JSON too."""
     return JsonResponse(
-        envelope(success=False, outcome="not_found", text=f"No endpoint at {request.path}."),
+        envelope(success=False, outcome=Outcome.NOT_FOUND, text=say("not_found", path=request.path)),
         status=404,
     )
 
 
 def server_error(request, *args, **kwargs):
-    """Django's last resort (handler500): JSON under /api/ (D1), the plain error page elsewhere."""
+    """Django's last resort (handler500): JSON under /api/, the plain error page elsewhere."""
     if request.path.startswith("/api/"):
         return JsonResponse(
-            envelope(
-                success=False, outcome=Outcome.HANDLER_ERROR, text="Processing error on the service side."
-            ),
+            envelope(success=False, outcome=Outcome.HANDLER_ERROR, text=say("server_error")),
             status=500,
         )
     return defaults.server_error(request)

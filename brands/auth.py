@@ -1,4 +1,6 @@
-"""DRF authentication for developer keys (decision D9). Glue only: hashing lives in the key model."""
+"""DRF authentication for developer keys (docs/decisions.md, "Authentication"). Glue only: hashing lives
+in the key model, and the sentences answered live with the API's other answers (attribution.outcomes):
+a refusal carries only its reason as the exception's code (malformed, unknown_key, expired_key)."""
 
 from datetime import timedelta
 
@@ -26,23 +28,16 @@ class DeveloperKeyAuthentication(authentication.BaseAuthentication):
         if scheme.lower() != self.keyword or not key or any(char.isspace() for char in key):
             # Another scheme carries no Bearer credentials at all; a broken Bearer header is a bad request.
             request.auth_error = "invalid_request" if scheme.lower() == self.keyword else ""
-            raise exceptions.AuthenticationFailed(
-                "Authorization must be 'Bearer <developer key>'. "
-                "Fix: send the word Bearer, one space, then the key."
-            )
+            raise exceptions.AuthenticationFailed(code="malformed")
         request.auth_error = "invalid_token"
         try:
             dev_key = DeveloperKey.objects.get_from_key(key)
         except DeveloperKey.DoesNotExist:
             self._remember_failed(request, key)
-            raise exceptions.AuthenticationFailed(
-                "The developer key is unknown or revoked. Fix: send a current key from your account manager."
-            ) from None
+            raise exceptions.AuthenticationFailed(code="unknown_key") from None
         if dev_key.has_expired:
             self._remember_failed(request, key)
-            raise exceptions.AuthenticationFailed(
-                "The developer key has expired. Fix: ask your account manager for a new key."
-            )
+            raise exceptions.AuthenticationFailed(code="expired_key")
         request.auth_error = ""
         now = timezone.now()
         if dev_key.last_used_at is None or now - dev_key.last_used_at > LAST_USED_PRECISION:

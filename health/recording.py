@@ -7,8 +7,8 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from attribution.parsing import hash_email
-from config.db.statements import InsertStatement
+from brands.hosts import hash_email
+from config.lib.statements import InsertStatement
 
 from .models import OutcomeEvent
 

@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from attribution import services
 from attribution.models import CreatorLink
+from attribution.orders import confirm_order
 from attribution.outcomes import Result
 from brands.models import Brand, brands_visible_to
 
@@ -62,7 +62,7 @@ def send_test_order(
     }
     if code.strip():
         payload["code"] = code
-    result = services.confirm_order(payload=payload, received_at=received_at)
+    result = confirm_order(payload=payload, received_at=received_at)
     if result.brand_id is None:
         result.brand_id = brand.pk  # the host is the brand's own property; keep the row in its log
     event = EventRecord.of(

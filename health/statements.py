@@ -8,7 +8,7 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from attribution import billing
+from attribution import selectors
 from brands.models import brands_visible_to
 
 from .views import NoBrand, choose_brand, no_brand_page
@@ -24,8 +24,8 @@ def statements(request):
         chosen = choose_brand(request)
     except NoBrand:
         return no_brand_page(request)
-    found = billing.statements_of(chosen.brand)
-    totals = billing.totals_of(found)
+    found = selectors.statements_of(chosen.brand)
+    totals = selectors.totals_of(found)
     return render(
         request,
         "health/statements.html",
@@ -34,7 +34,7 @@ def statements(request):
 
 
 def _statement_or_404(request, pk: int):
-    found = billing.statement_of(brands_visible_to(request.user), pk)
+    found = selectors.statement_of(brands_visible_to(request.user), pk)
     if found is None:
         raise Http404("No such statement.")
     return found
@@ -48,8 +48,8 @@ def statement(request, pk: int):
         chosen = choose_brand(request, brand=found.brand)
     except NoBrand:
         return no_brand_page(request)
-    summary = billing.summarize(found)
-    commissions = list(billing.statement_commissions(found)[: COMMISSIONS_SHOWN + 1])
+    summary = selectors.summarize(found)
+    commissions = list(selectors.statement_commissions(found)[: COMMISSIONS_SHOWN + 1])
     counted = sum(total.commissions for total in summary.totals)
     return render(
         request,
@@ -60,7 +60,7 @@ def statement(request, pk: int):
             "summary": summary,
             "commissions": commissions[:COMMISSIONS_SHOWN],
             "more_commissions": max(counted - COMMISSIONS_SHOWN, 0),
-            "adjustments": list(billing.statement_adjustments(found)),
+            "adjustments": list(selectors.statement_adjustments(found)),
         },
     )
 
@@ -69,6 +69,6 @@ def statement(request, pk: int):
 @login_required
 def statement_csv(request, pk: int):
     found = _statement_or_404(request, pk)
-    response = StreamingHttpResponse(billing.csv_lines(found), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{billing.csv_filename(found)}"'
+    response = StreamingHttpResponse(selectors.csv_lines(found), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{selectors.csv_filename(found)}"'
     return response

@@ -3,7 +3,7 @@
 from django import template
 from django.utils.timesince import timesince
 
-from attribution import billing
+from attribution.money import in_minor_units
 
 register = template.Library()
 
@@ -31,6 +31,6 @@ def num(value):
 def money(value, currency=None):
     """Decimal("-1234.5"), "USD" -> '-1,234.50': in the currency's minor units, thousands grouped."""
     try:
-        return f"{billing.money(value, currency) if currency else value:,}"
+        return f"{in_minor_units(value, currency) if currency else value:,}"
     except (TypeError, ValueError, ArithmeticError):
         return value

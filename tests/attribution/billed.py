@@ -5,7 +5,7 @@ through the services at a chosen time."""
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from attribution import services
+from attribution import changes
 from attribution.models import Commission
 from tests import factories
 
@@ -41,14 +41,14 @@ def pending(
 
 
 def cancel(key, order_id, *, at, request_id="req-cancel"):
-    return services.cancel_commission(
+    return changes.cancel_commission(
         key=key, payload={"order_id": order_id}, received_at=at, request_id=request_id
     )
 
 
 def update(key, order_id, total, *, at, currency="USD", request_id="req-update"):
     body = {"order_id": order_id, "new_order_amount": total, "currency": currency}
-    return services.update_commission(key=key, payload=body, received_at=at, request_id=request_id)
+    return changes.update_commission(key=key, payload=body, received_at=at, request_id=request_id)
 
 
 def fresh(commission: Commission) -> Commission:

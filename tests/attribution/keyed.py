@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from attribution.models import Commission, Statement
-from attribution.services import commission_amount
+from attribution.money import commission_amount
 from brands.models import Brand, DeveloperKey
 from health.models import OutcomeEvent
 from tests import factories

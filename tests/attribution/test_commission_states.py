@@ -1,6 +1,6 @@
-"""The commission state machine of decision D7 (plus paid -> cancelled, the cancel after payment whose
-clawback tests/attribution/test_clawbacks.py covers): Commission.TRANSITIONS, services.move_commission,
-and the moves cancel and update make through the API."""
+"""The commission state machine (docs/decisions.md, "Commission states"; plus paid -> cancelled, the cancel
+after payment whose clawback tests/attribution/test_clawbacks.py covers): Commission.TRANSITIONS,
+Commission.move_to and its history rows, and the moves cancel and update make through the API."""
 
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -9,14 +9,14 @@ from itertools import product
 import pytest
 from django.db import IntegrityError, transaction
 
-from attribution.models import AmountChange, Commission, Statement
-from attribution.services import move_commission
+from attribution.models import AmountChange, Commission, CommissionStateChange, Statement
 from health.models import OutcomeEvent
 from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, commission_for, fresh
 
 State = Commission.State
 PENDING, LOCKED, PAID, CANCELLED = State.PENDING, State.LOCKED, State.PAID, State.CANCELLED
 AT = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
+CAUSE = CommissionStateChange.Cause.CANCEL
 STAMPS = {CANCELLED: "cancelled_at", LOCKED: "locked_at", PAID: "paid_at", PENDING: None}
 
 D7_MOVES = {(PENDING, LOCKED), (PENDING, CANCELLED), (LOCKED, PAID), (LOCKED, CANCELLED)}
@@ -50,12 +50,12 @@ def test_the_allowed_moves_are_those_of_d7_and_the_cancel_after_payment():
 
 
 @pytest.mark.parametrize("current, target", sorted(ALLOWED), ids=lambda s: str(s))
-def test_move_commission_makes_an_allowed_move_and_stamps_it(brand, current, target):
+def test_move_to_makes_an_allowed_move_and_stamps_it(brand, current, target):
     commission = commission_for(brand, order_id="A-1", state=current)
     june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
     before = (commission.locked_at, commission.paid_at, commission.statement_id)
 
-    move_commission(commission, target, at=AT, statement=june if target == LOCKED else None)
+    commission.move_to(target, cause=CAUSE, at=AT, statement=june if target == LOCKED else None)
 
     moved = fresh(commission)
     assert moved.state == target
@@ -71,13 +71,13 @@ def test_move_commission_makes_an_allowed_move_and_stamps_it(brand, current, tar
 
 
 @pytest.mark.parametrize("current, target", REFUSED, ids=lambda s: str(s))
-def test_move_commission_refuses_any_other_move(brand, current, target):
+def test_move_to_refuses_any_other_move(brand, current, target):
     commission = commission_for(brand, order_id="A-1", state=current)
     before = Commission.objects.filter(pk=commission.pk).values().get()
     june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
 
     with pytest.raises(ValueError, match=f"{current} -> {target} is not allowed"):
-        move_commission(commission, target, at=AT, statement=june if target == LOCKED else None)
+        commission.move_to(target, cause=CAUSE, at=AT, statement=june if target == LOCKED else None)
 
     assert Commission.objects.filter(pk=commission.pk).values().get() == before
     assert before["updated_at"] == CREATED_AT
@@ -88,9 +88,9 @@ def test_a_lock_needs_a_statement_and_no_other_move_takes_one(brand):
     june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
 
     with pytest.raises(ValueError, match="locks onto a statement, and only then"):
-        move_commission(pending, LOCKED, at=AT)
+        pending.move_to(LOCKED, cause=CAUSE, at=AT)
     with pytest.raises(ValueError, match="locks onto a statement, and only then"):
-        move_commission(pending, CANCELLED, at=AT, statement=june)
+        pending.move_to(CANCELLED, cause=CAUSE, at=AT, statement=june)
 
     assert Commission.objects.filter(pk=pending.pk).values_list("state", "statement_id").get() == (
         PENDING,

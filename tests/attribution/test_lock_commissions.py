@@ -12,8 +12,9 @@ from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
-from attribution.billing import lock_due_commissions, summarize
+from attribution.billing import lock_due_commissions
 from attribution.models import Commission, Statement
+from attribution.selectors import summarize
 from tests import factories
 from tests.attribution.concurrently import run_together
 from tests.attribution.keyed import CANCEL, caller_of, order_url
@@ -179,8 +180,9 @@ def test_a_run_takes_a_bounded_number_of_queries_per_commission(
         commission(brand if i % 2 else other_brand, f"A-{i}", received_at=NOW - timedelta(days=40))
 
     # Per batch: its transaction (2 in a test: a savepoint and its release), the lock periods in use and
-    # the batch itself; per new statement: a lookup and an insert in a savepoint (4); per commission: its update.
-    with django_assert_max_num_queries(4 + 4 * 2 + 10):
+    # the batch itself; per new statement: a lookup and an insert in a savepoint (4); per commission: its
+    # update and its history row.
+    with django_assert_max_num_queries(4 + 4 * 2 + 10 * 2):
         run = lock_due_commissions(now=NOW, batch_size=50)
 
     assert run.locked == 10

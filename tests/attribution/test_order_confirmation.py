@@ -12,9 +12,9 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from attribution import services
+from attribution import orders
 from attribution.models import Click, Commission, Order
-from attribution.parsing import hash_email
+from brands.hosts import hash_email
 from brands.resolution import resolve_host
 from health.models import OutcomeEvent
 from tests.factories import (
@@ -1198,7 +1198,7 @@ def test_a_failed_save_answers_insert_failed_and_keeps_nothing_half_written(
     confirm, prop, creator, monkeypatch, spool_dir, insert
 ):
     click = click_on(prop, creator=creator)
-    monkeypatch.setattr(services, insert, _fail)
+    monkeypatch.setattr(orders, insert, _fail)
 
     response = confirm(order(clickId=click.click_id))
 
@@ -1214,7 +1214,7 @@ def test_an_order_whose_save_failed_can_be_tracked_when_sent_again(
 ):
     click = click_on(prop, creator=creator)
     with monkeypatch.context() as patched:
-        patched.setattr(services, "_insert_commission", _fail)
+        patched.setattr(orders, "_insert_commission", _fail)
         answer(confirm(order(clickId=click.click_id)), 200, "insert_failed")
 
     answer(confirm(order(clickId=click.click_id)), 200, "tracked")
@@ -1227,7 +1227,7 @@ def test_an_unexpected_error_answers_json_handler_error_never_an_html_500(
     def crash(**kwargs):
         raise RuntimeError("bug in the decision code")
 
-    monkeypatch.setattr(services, "confirm_order", crash)
+    monkeypatch.setattr(orders, "confirm_order", crash)
 
     response = confirm(order())
 

@@ -5,7 +5,6 @@ from decimal import Decimal
 
 import pytest
 
-from attribution import services
 from attribution.models import AmountChange, Commission
 from health.models import OutcomeEvent
 from tests import factories
@@ -70,6 +69,7 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "paid_at": None,
             "paid_amount": None,
             "statement": None,
+            "state_changes": [],
             "history": [
                 {
                     "changed_at": "2026-05-03T09:30:00+00:00",
@@ -343,7 +343,7 @@ def test_the_statement_is_the_one_that_bills_the_commission(
 ):
     commission = commission_for(brand, order_id="A-1", state=state)
     if cancelled:
-        services.move_commission(commission, Commission.State.CANCELLED, at=CREATED_AT)
+        commission.move_to(Commission.State.CANCELLED, at=CREATED_AT, cause="cancel")
 
     commission = client.get(order_url("A-1"), **alice.headers).json()["commission"]
 

@@ -36,7 +36,7 @@ def _break_order_inserts(monkeypatch):
     def refuse(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr("attribution.services._insert_order", refuse)
+    monkeypatch.setattr("attribution.orders._insert_order", refuse)
 
 
 def test_an_order_the_database_refuses_is_answered_insert_failed_and_spooled(api, prop, monkeypatch):
@@ -134,7 +134,7 @@ def test_a_spooled_cancel_keeps_no_plaintext_key_and_replays_with_it(api, prop, 
         def refuse(*args, **kwargs):
             raise OperationalError("database is down")
 
-        patch.setattr("attribution.services.move_commission", refuse)
+        patch.setattr("attribution.models.Commission.move_to", refuse)
         response = api.post("/api/Affiliates/cancel", {"order_id": "C-1"}, key=key)
     assert response.json()["outcome"] == "handler_error"  # cancel's interface has no insert_failed
     stored = "".join(p.read_text() for p in spool_in_tmp.iterdir())
@@ -152,7 +152,7 @@ def test_a_handler_error_is_spooled_and_answered_200_json(api, prop, monkeypatch
     def explode(**kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr("attribution.services.confirm_order", explode)
+    monkeypatch.setattr("attribution.orders.confirm_order", explode)
 
     response = api.post(ORDER_PATH, _order(prop))
 

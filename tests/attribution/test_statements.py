@@ -14,9 +14,10 @@ from django.db.models import RestrictedError
 from django.urls import reverse
 from django.utils import timezone
 
-from attribution import billing, services
-from attribution.billing import lock_due_commissions, pay_statement, summarize, totals_of
+from attribution import billing, selectors
+from attribution.billing import lock_due_commissions, pay_statement
 from attribution.models import Adjustment, Commission, Statement
+from attribution.selectors import summarize, totals_of
 from tests import factories
 from tests.attribution.billed import DEC_02, NOV_03, NOV_12, OCT_10, OCT_20, cancel, fresh, pending, update
 from tests.attribution.keyed import caller_of
@@ -145,7 +146,7 @@ def test_a_cancel_before_payment_drops_a_commission_and_an_update_changes_its_li
 
 
 def test_the_list_totals_match_each_statements_own_summary(brand, october):
-    statements = billing.statements_of(brand)
+    statements = selectors.statements_of(brand)
 
     totals = totals_of(statements)
 
@@ -208,7 +209,7 @@ def test_a_paid_statement_is_not_paid_again(brand, october):
 
 def test_a_payment_that_fails_half_way_pays_nothing(brand, october, monkeypatch):
     statement = Statement.objects.get(brand=brand, month=OCTOBER)
-    real, moves = services.move_commission, []
+    real, moves = Commission.move_to, []
 
     def fail_on_the_third(commission, state, **kwargs):
         moves.append(commission.pk)
@@ -216,7 +217,7 @@ def test_a_payment_that_fails_half_way_pays_nothing(brand, october, monkeypatch)
             raise RuntimeError("database went away")
         real(commission, state, **kwargs)
 
-    monkeypatch.setattr(services, "move_commission", fail_on_the_third)
+    monkeypatch.setattr(Commission, "move_to", fail_on_the_third)
 
     with pytest.raises(RuntimeError):
         pay_statement(statement_id=statement.pk, at=NOV_03)
@@ -250,7 +251,7 @@ def test_a_paid_statements_figures_never_move(brand, october):
 
 
 def rows_of(statement) -> list[dict]:
-    text = "".join(billing.csv_lines(statement))
+    text = "".join(selectors.csv_lines(statement))
     assert text.startswith("\ufeff"), "the byte order mark Excel needs to read UTF-8"
     return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
 

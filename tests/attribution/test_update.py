@@ -481,7 +481,7 @@ def test_it_answers_insert_failed_when_saving_the_new_amount_fails(client, alice
     def failing_save(*args, **kwargs):
         raise DatabaseError("disk full")
 
-    monkeypatch.setattr("attribution.services.save_fields", failing_save)
+    monkeypatch.setattr("attribution.changes.save_fields", failing_save)
 
     response = update(client, alice, {"order_id": "A-1", "new_order_amount": "20", "currency": "USD"})
 
@@ -497,7 +497,7 @@ def test_it_answers_handler_error_when_processing_fails_unexpectedly(client, ali
     def broken(*args, **kwargs):
         raise RuntimeError("rounding exploded")
 
-    monkeypatch.setattr("attribution.services.commission_amount", broken)
+    monkeypatch.setattr("attribution.changes.commission_amount", broken)
 
     response = update(client, alice, {"order_id": "A-1", "new_order_amount": "20", "currency": "USD"})
 

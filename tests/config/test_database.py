@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from attribution.models import Commission, Order
-from config.db.statements import InsertStatement, UpdateStatement, save_fields
+from config.lib.statements import InsertStatement, UpdateStatement, save_fields
 from health.models import OutcomeEvent
 
 insert_order = InsertStatement(Order)

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from attribution.models import Click, CreatorLink
-from attribution.parsing import hash_email, registrable_domain
+from brands.hosts import hash_email, registrable_domain
 from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
 from brands.resolution import resolve_host
 

@@ -1,0 +1,24 @@
+"""The attribution app's tables, one module per concept: clicks and creator links, orders, commissions
+(states, moves and their history, amount history), statements and adjustments, the spool's replay ledger."""
+
+from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
+from .commissions import AmountChange, Commission, CommissionStateChange
+from .orders import Attribution, Order
+from .replays import SpoolReplay
+from .statements import Adjustment, Statement
+
+__all__ = [
+    "LINK_CODE_ALPHABET",
+    "Adjustment",
+    "AmountChange",
+    "Attribution",
+    "Click",
+    "Commission",
+    "CommissionStateChange",
+    "CreatorLink",
+    "Order",
+    "SpoolReplay",
+    "Statement",
+    "new_click_id",
+    "new_link_code",
+]

@@ -1,0 +1,240 @@
+"""Commissions, their states and every move between them (with its history row), and the history of
+their amounts."""
+
+from django.db import models, transaction
+from django.utils import timezone
+
+from brands.models import Brand, Creator
+from config.lib.statements import InsertStatement, UpdateStatement
+
+from .orders import Order
+
+
+class Commission(models.Model):
+    """What a creator earns for an order. Its state changes only through `move_to`."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        LOCKED = "locked", "Locked"
+        PAID = "paid", "Paid"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class InvalidMove(ValueError):
+        """A move the transition table does not allow (a bug in the caller, never a brand's mistake)."""
+
+    class StateChanged(Exception):
+        """The row left the state this instance was read in before the move could be written."""
+
+    # The moves of docs/decisions.md ("Commission states"), plus paid -> cancelled: a cancel after payment
+    # cancels the commission and claws its amount back on the next open statement (attribution.billing);
+    # anything else is refused.
+    TRANSITIONS = {
+        State.PENDING: {State.LOCKED, State.CANCELLED},
+        State.LOCKED: {State.PAID, State.CANCELLED},
+        State.PAID: {State.CANCELLED},
+        State.CANCELLED: set(),
+    }
+
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="commissions", db_index=False
+    )  # the composite indexes below start with brand
+    order = models.OneToOneField(Order, on_delete=models.CASCADE, related_name="commission")
+    creator = models.ForeignKey(Creator, on_delete=models.PROTECT, related_name="commissions")
+    is_test = models.BooleanField(default=False)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    order_amount = models.DecimalField(max_digits=18, decimal_places=6)
+    amount = models.DecimalField(max_digits=18, decimal_places=6)
+    currency = models.CharField(max_length=3)
+    rate_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    locked_at = models.DateTimeField(null=True, blank=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    # The statement the commission is billed on, set when it locks; kept after payment and cancellation.
+    statement = models.ForeignKey(
+        "Statement",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="commissions",
+        db_index=False,
+    )  # commission_statement_idx below starts with statement
+    # The amount paid out, frozen at payment: a paid statement's figures never move. Later changes
+    # move `amount` and are billed as adjustments.
+    paid_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                name="commission_state_valid",
+                condition=models.Q(state__in=["pending", "locked", "paid", "cancelled"]),
+            ),
+            # Nothing locked is ever off a statement, nothing pending is on one (docs/billing.md).
+            models.CheckConstraint(
+                name="commission_on_statement_once_locked",
+                condition=models.Q(state="pending", statement__isnull=True)
+                | models.Q(state__in=["locked", "paid"], statement__isnull=False)
+                | models.Q(state="cancelled"),
+            ),
+            # Test events are never billed (docs/decisions.md, "Test events").
+            models.CheckConstraint(
+                name="commission_test_never_billed",
+                condition=models.Q(is_test=False)
+                | models.Q(statement__isnull=True, locked_at__isnull=True, paid_at__isnull=True),
+            ),
+            models.CheckConstraint(
+                name="commission_paid_is_stamped",
+                condition=(
+                    models.Q(paid_at__isnull=True, paid_amount__isnull=True)
+                    | models.Q(paid_at__isnull=False, paid_amount__isnull=False)
+                )
+                & (~models.Q(state="paid") | models.Q(paid_at__isnull=False)),
+            ),
+            models.CheckConstraint(name="commission_amount_not_negative", condition=models.Q(amount__gte=0)),
+            models.CheckConstraint(
+                name="commission_order_amount_not_negative", condition=models.Q(order_amount__gte=0)
+            ),
+        ]
+        indexes = [
+            # Admin, statements: a brand's commissions by state.
+            models.Index(fields=["brand", "state", "created_at"], name="commission_brand_state_idx"),
+            # lock_commissions: pending live commissions in id order (a small part of the table).
+            models.Index(
+                fields=["id"],
+                name="commission_lock_queue_idx",
+                condition=models.Q(state="pending", is_test=False),
+            ),
+            # Statement lines and pages: a statement's commissions per creator.
+            models.Index(fields=["statement", "creator"], name="commission_statement_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.amount} {self.currency} for order {self.order.order_id} ({self.state})"
+
+    def can_move_to(self, state: "Commission.State") -> bool:
+        return state in self.TRANSITIONS[Commission.State(self.state)]
+
+    def move_to(
+        self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None
+    ) -> None:
+        """The one way a commission changes state: check the move against TRANSITIONS, then write it and its
+        CommissionStateChange row in one transaction.
+
+        The UPDATE applies only while the row is still in the state this instance was read in; it takes
+        the row lock as it writes, so a move decided on a stale read raises StateChanged instead of being
+        applied twice. (Callers that read the row FOR UPDATE, as cancel and the billing runs do, always pass.)
+        A lock puts the commission on `statement`, and only a lock does; a payment freezes the amount paid.
+        """
+        old = Commission.State(self.state)
+        if state not in self.TRANSITIONS[old]:
+            raise self.InvalidMove(f"commission {self.pk}: {old} -> {state} is not allowed")
+        if (state == self.State.LOCKED) != (statement is not None):
+            raise self.InvalidMove(
+                f"commission {self.pk}: a commission locks onto a statement, and only then"
+            )
+        self.state, self.updated_at = state, at
+        setattr(self, _STAMPS[state], at)
+        if state == self.State.LOCKED:
+            self.statement = statement
+        if state == self.State.PAID:
+            self.paid_amount = self.amount
+        with transaction.atomic(savepoint=False):
+            if _moves[state](self, where=[old]) != 1:
+                raise self.StateChanged(f"commission {self.pk} is no longer {old}")
+            _record_move(
+                brand_id=self.brand_id,
+                commission_id=self.pk,
+                from_state=old,
+                to_state=state,
+                changed_at=at,
+                request_id=request_id,
+                cause=cause,
+            )
+
+    # A statement bills its locked commissions and every paid one, even if cancelled after payment
+    # (its clawback is an adjustment); one cancelled before payment keeps its statement but is not billed.
+    BILLED = models.Q(state=State.LOCKED) | models.Q(paid_at__isnull=False)
+
+    @property
+    def billed_statement(self):
+        """The statement that bills this commission (attribution.models.Statement), or None."""
+        return self.statement if self.state == self.State.LOCKED or self.paid_at is not None else None
+
+
+class CommissionStateChange(models.Model):
+    """One move of a commission's state: from, to, when, and why (the request or the run that moved it).
+    Written only by `Commission.move_to`, in the transaction of the move."""
+
+    class Cause(models.TextChoices):
+        CANCEL = "cancel", "Cancel request"
+        LOCK = "lock_commissions", "Return window closed (lock_commissions)"
+        PAYMENT = "pay_statement", "Statement paid"
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    commission = models.ForeignKey(
+        Commission, on_delete=models.CASCADE, related_name="state_changes", db_index=False
+    )  # statechange_commission_idx below starts with commission
+    from_state = models.CharField(max_length=10, choices=Commission.State.choices)
+    to_state = models.CharField(max_length=10, choices=Commission.State.choices)
+    changed_at = models.DateTimeField()
+    # Joins the outcome log entry (health.OutcomeEvent.request_id) of the cancel request; empty for a run.
+    request_id = models.CharField(max_length=36, blank=True, default="")
+    cause = models.CharField(max_length=32, choices=Cause.choices)
+
+    class Meta:
+        ordering = ["changed_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                name="statechange_is_a_move", condition=~models.Q(from_state=models.F("to_state"))
+            ),
+            models.CheckConstraint(
+                name="statechange_states_valid",
+                condition=models.Q(from_state__in=["pending", "locked", "paid"])
+                & models.Q(to_state__in=["locked", "paid", "cancelled"]),
+            ),
+        ]
+        indexes = [
+            # The read API, the order page and the admin: a commission's moves in order.
+            models.Index(fields=["commission", "changed_at"], name="statechange_commission_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.from_state} -> {self.to_state} ({self.cause})"
+
+
+class AmountChange(models.Model):
+    """History of every commission amount change, with the request that made it."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
+    commission = models.ForeignKey(Commission, on_delete=models.CASCADE, related_name="amount_changes")
+    old_order_amount = models.DecimalField(max_digits=18, decimal_places=6)
+    new_order_amount = models.DecimalField(max_digits=18, decimal_places=6)
+    old_amount = models.DecimalField(max_digits=18, decimal_places=6)
+    new_amount = models.DecimalField(max_digits=18, decimal_places=6)
+    changed_at = models.DateTimeField(default=timezone.now)
+    # Joins the outcome log entry (health.OutcomeEvent.request_id) of the update request.
+    request_id = models.CharField(max_length=36, blank=True, default="")
+
+    class Meta:
+        ordering = ["changed_at", "id"]
+        indexes = [
+            # The read API and admin: a commission's history in order.
+            models.Index(fields=["commission", "changed_at"], name="amountchange_commission_idx"),
+        ]
+
+
+# The time stamp each move sets, and the UPDATE of each move, built once (config/lib/statements.py).
+_STAMPS = {
+    Commission.State.CANCELLED: "cancelled_at",
+    Commission.State.LOCKED: "locked_at",
+    Commission.State.PAID: "paid_at",
+}
+_EXTRA = {Commission.State.LOCKED: ["statement"], Commission.State.PAID: ["paid_amount"]}
+_moves = {
+    state: UpdateStatement(
+        Commission, ["state", "updated_at", stamp, *_EXTRA.get(state, [])], where=["state"]
+    )
+    for state, stamp in _STAMPS.items()
+}
+_record_move = InsertStatement(CommissionStateChange)
