@@ -23,8 +23,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python manage.py makemigrations --check --dry-run -v1
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -rs
 
 # Benchmarks need PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/attribution_bench)
 # and wrk (Debian package `wrk`, installed here when missing).

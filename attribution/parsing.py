@@ -109,7 +109,7 @@ def loads_strict(raw: bytes):
 
 
 class StrictJSONParser(BaseParser):
-    """JSON bodies sent as application/json or text/plain (navigator.sendBeacon, decision D10)."""
+    """JSON bodies sent as application/json or text/plain (navigator.sendBeacon, "Browser callers" in docs/decisions.md)."""
 
     media_type = "*/*"
 
@@ -299,7 +299,7 @@ def parse_optional_text(value, *, max_length: int = 255) -> str | None:
 
 
 def parse_optional_email(value) -> str | None:
-    """customer_email (D12): a string when given; a number or a flag is a template bug."""
+    """customer_email (docs/decisions.md, "Known shoppers"): a string when given; a number or a flag is a template bug."""
     if value is not None and not isinstance(value, str):
         raise FieldError("must be a string such as shopper@example.com")
     return parse_optional_text(value, max_length=320)

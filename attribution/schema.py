@@ -1,6 +1,6 @@
 """OpenAPI description of the API (served at /api/schema/, browsable at /api/docs/).
 
-Request bodies are parsed by attribution.parsing (decision D4 accepts more than one JSON type for
+Request bodies are parsed by attribution.parsing (the field formats accept more than one JSON type for
 some fields), so the serializers here document the contract; they do not validate.
 """
 
@@ -201,7 +201,7 @@ ORDER_READ = dict(
 
 
 def document_paths_without_trailing_slash(endpoints, **kwargs):
-    """The interface's paths have no trailing slash; the URL patterns accept one too (D11)."""
+    """The interface's paths have no trailing slash; the URL patterns accept one too (docs/decisions.md, "Paths")."""
     return [
         (path.rstrip("/") if path.startswith("/api/") and path != "/api/" else path, regex, method, callback)
         for path, regex, method, callback in endpoints

@@ -1,4 +1,4 @@
-"""The interface's paths, with or without a trailing slash and never redirected (decision D11)."""
+"""The interface's paths, with or without a trailing slash and never redirected (docs/decisions.md, "Paths")."""
 
 from django.urls import re_path
 

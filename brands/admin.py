@@ -132,7 +132,7 @@ class DiscountCodeAdmin(admin.ModelAdmin):
 
 
 class KnownShopperForm(forms.ModelForm):
-    """Takes the shopper's email address and keeps only its hash (decision D12)."""
+    """Takes the shopper's email address and keeps only its hash (docs/decisions.md, "Known shoppers")."""
 
     email = forms.EmailField(required=False, help_text="Hashed on save; the address itself is never stored.")
 

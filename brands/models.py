@@ -29,7 +29,7 @@ class Brand(models.Model):
     attribution_window_days = models.PositiveIntegerField(
         default=30,
         validators=[MinValueValidator(1)],
-        help_text="A click counts for orders received this many days after it (decision D13).",
+        help_text="A click counts for orders received this many days after it (the attribution window).",
     )
     commission_rate_percent = models.DecimalField(
         max_digits=5,
@@ -150,7 +150,7 @@ class DeveloperKeyManager(BaseAPIKeyManager):
 
 
 class DeveloperKey(AbstractAPIKey):
-    """A brand's Bearer key for cancel, update and the read API (decision D9).
+    """A brand's Bearer key for cancel, update and the read API (docs/decisions.md, "Authentication").
 
     Only a SHA-512 hash is stored (keys are long random strings, so a fast hash is safe and keeps
     every API call cheap); the 8-character prefix before the dot finds the row.
@@ -246,7 +246,7 @@ class DiscountCode(models.Model):
 
 
 class KnownShopper(models.Model):
-    """A shopper registered to a creator at a brand, known only by the hash of their email (D12)."""
+    """A shopper registered to a creator at a brand, known only by the hash of their email (docs/decisions.md, "Known shoppers")."""
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="known_shoppers")
     email_hash = models.CharField(max_length=64, help_text="SHA-256 of the trimmed, lower-cased address.")

@@ -1,4 +1,4 @@
-"""Which brand and property an event belongs to (decision D6), cached per registrable domain.
+"""Which brand and property an event belongs to (docs/decisions.md, "Brand and property resolution"), cached per registrable domain.
 
 Each cache entry holds every property under one registrable domain, so any host under it resolves
 from one cache read. Saving or deleting a Property or Brand deletes the entries it touches

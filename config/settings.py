@@ -146,7 +146,7 @@ STORAGES = {
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Order events are small; anything bigger is a mistake or an attack (decision D2).
+# Order events are small; anything bigger is a mistake or an attack (docs/decisions.md, "Outcome codes beyond the interface").
 API_BODY_MAX_BYTES = 64 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
@@ -180,7 +180,7 @@ SPECTACULAR_SETTINGS = {
     "PREPROCESSING_HOOKS": ["attribution.schema.document_paths_without_trailing_slash"],
 }
 
-# Browsers post order confirmations from brands' own origins (decision D10); nothing else is CORS.
+# Browsers post order confirmations from brands' own origins (docs/decisions.md, "Browser callers"); nothing else is CORS.
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_URLS_REGEX = r"^/api/order_confirmation/?$"

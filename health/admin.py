@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 
-from attribution.outcomes import Outcome
+from attribution.outcomes import RECORDED
 
 from .models import DailyOutcomeCount, OutcomeEvent
 
@@ -94,7 +94,7 @@ class OutcomeFilter(admin.SimpleListFilter):
     parameter_name = "outcome"
 
     def lookups(self, request, model_admin):
-        return [(o.value, o.value) for o in Outcome]
+        return [(o.value, o.value) for o in RECORDED]
 
     def queryset(self, request, queryset):
         if self.value():

@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime, timedelta
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
-from attribution.outcomes import Outcome
+from attribution.outcomes import RECORDED
 
 from .models import Endpoint
 from .queries import EventFilters, Period, days_period, rolling_24h
@@ -81,7 +81,7 @@ class PeriodForm(_FromToForm):
 
 class EventFilterForm(_FromToForm):
     outcome = forms.ChoiceField(
-        required=False, choices=[("", "Any outcome")] + [(o.value, o.value) for o in Outcome]
+        required=False, choices=[("", "Any outcome")] + [(o.value, o.value) for o in RECORDED]
     )
     endpoint = forms.ChoiceField(required=False, choices=[("", "Any endpoint")] + Endpoint.choices)
     ns = forms.ChoiceField(

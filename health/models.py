@@ -1,4 +1,4 @@
-"""The outcome log: one row per API request (sections 1.4 and 2.6), and its per-day counts."""
+"""The outcome log: one row per API request (docs/health.md), and its per-day and per-hour counts."""
 
 from django.db import models
 from django.utils import timezone

@@ -1,4 +1,5 @@
-"""The only reader behind the tracking health pages. Every function takes the brand it reads for.
+"""The only reader behind the tracking health pages. Every function takes the brand it reads for
+(health.access decides which brands a user may read).
 
 The overview never scans the outcome log: it reads the rolled-up counts plus the few events above the
 roll-up watermark, in one snapshot so that a roll-up committing meanwhile is counted exactly once.
@@ -13,8 +14,9 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate, TruncHour
 
+from attribution.models import Commission
 from attribution.outcomes import Outcome
-from brands.models import Brand, brands_visible_to
+from brands.models import Brand
 
 from .models import DailyOutcomeCount, Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
 from .rollup import WATERMARK_PK
@@ -23,11 +25,6 @@ from .rollup import WATERMARK_PK
 # before today; such a brand silent for SILENCE gets a warning on the overview.
 USUAL_SENDER_DAYS = 4
 SILENCE = timedelta(hours=24)
-
-
-def visible_brands(user) -> list[Brand]:
-    """The brands `user` may pick, by name (only id and name are loaded: staff may see thousands)."""
-    return list(brands_visible_to(user).only("id", "name").order_by("name", "id"))
 
 
 # --- Overview -----------------------------------------------------------------------------------
@@ -293,6 +290,17 @@ def events_page(
 def event(brands, pk: int) -> OutcomeEvent | None:
     """One event, only if it belongs to one of `brands` (a queryset or list of brands)."""
     return OutcomeEvent.objects.select_related("brand").filter(pk=pk, brand__in=brands).first()
+
+
+def commission_of(brand: Brand, order_id: str, *, is_test: bool) -> Commission | None:
+    """The commission of one of the brand's orders, with its state moves, or None (not attributed)."""
+    if not order_id:
+        return None
+    return (
+        Commission.objects.filter(brand=brand, order__order_id=order_id, order__is_test=is_test)
+        .prefetch_related("state_changes")
+        .first()
+    )
 
 
 EXPORT_FIELDS = (*LIST_FIELDS, "request_id", "warnings")

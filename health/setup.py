@@ -9,7 +9,6 @@ from urllib.parse import urlencode
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db import DatabaseError
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,13 +18,13 @@ from django.views.decorators.http import require_http_methods
 from attribution.models import CreatorLink
 from attribution.orders import confirm_order
 from attribution.outcomes import Result
-from brands.models import Brand, brands_visible_to
+from brands.models import Brand
 
 from . import queries
+from .access import brand_page
 from .models import Endpoint
 from .overview import info_of
 from .recording import EventRecord, record
-from .views import NoBrand, choose_brand, no_brand_page
 
 logger = logging.getLogger(__name__)
 
@@ -88,12 +87,8 @@ def _absolute_static(request, path: str) -> str:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@login_required
-def setup_page(request):
-    try:
-        chosen = choose_brand(request)
-    except NoBrand:
-        return no_brand_page(request)
+@brand_page
+def setup_page(request, chosen):
     brand = chosen.brand
     hosts = list(brand.properties.order_by("host").values_list("host", flat=True))
     form = TestOrderForm(request.POST if request.method == "POST" else None, hosts=hosts)
@@ -112,7 +107,7 @@ def setup_page(request):
 
     sent = None
     if request.GET.get("sent", "").isdigit():
-        sent = queries.event(brands_visible_to(request.user).filter(pk=brand.pk), int(request.GET["sent"]))
+        sent = queries.event([brand], pk=int(request.GET["sent"]))
 
     base_url = request.build_absolute_uri("/")
     click_js = _absolute_static(request, "attribution/sms-click.js")

@@ -1,26 +1,23 @@
-"""Tracking health pages for brand users (decision D15): overview, events list, one event, CSV export.
+"""Tracking health pages for brand users: overview, events list, one event, CSV export (docs/health.md).
 
-Every page works on one brand: the one in ?brand=<id> (remembered in the session), else the one picked
-last, else the user's first. A brand the user may not see is a 404, never an empty page.
+Every page works on one brand, chosen by health.access.brand_page; reads go through health.queries.
 """
 
 import json
 import logging
-from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from django.contrib.auth.decorators import login_required
 from django.db import DatabaseError
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
 from attribution import spool
-from brands.models import Brand, brands_visible_to
 
 from . import queries
+from .access import brand_page
 from .export import csv_lines
 from .forms import PERIODS, EventFilterForm, PeriodForm
 from .models import Endpoint
@@ -29,58 +26,15 @@ from .rollup import roll_up
 
 logger = logging.getLogger(__name__)
 
-SESSION_BRAND = "health_brand_id"
 ENDPOINT_LABELS = dict(Endpoint.choices)
 EVENTS_PER_PAGE = 50
 # Work the overview does on the roll-up before reading: bounded, and skipped when cron is at it.
 OVERVIEW_ROLLUP_BATCHES = 1
 
 
-@dataclass
-class BrandChoice:
-    brand: Brand
-    choices: list[Brand]  # brands the user may switch between (empty: nothing to pick)
-
-    @property
-    def context(self) -> dict:
-        return {"brand": self.brand, "brand_choices": self.choices}
-
-
-class NoBrand(Exception):
-    """The signed-in user may not see any brand yet."""
-
-
-def choose_brand(request, *, brand: Brand | None = None) -> BrandChoice:
-    """The brand this page shows; raises Http404 for a ?brand= the user may not see."""
-    visible = queries.visible_brands(request.user)
-    if not visible:
-        raise NoBrand
-    by_id = {b.pk: b for b in visible}
-    if brand is None:
-        asked = request.GET.get("brand")
-        if asked is not None:
-            try:
-                brand = by_id[int(asked)]
-            except (ValueError, KeyError):
-                raise Http404("No such brand.") from None
-            if request.session.get(SESSION_BRAND) != brand.pk:
-                request.session[SESSION_BRAND] = brand.pk
-        else:
-            brand = by_id.get(request.session.get(SESSION_BRAND)) or visible[0]
-    return BrandChoice(brand, visible if len(visible) > 1 else [])
-
-
-def no_brand_page(request) -> HttpResponse:
-    return render(request, "health/no_brand.html", status=403)
-
-
 @require_safe
-@login_required
-def overview(request):
-    try:
-        chosen = choose_brand(request)
-    except NoBrand:
-        return no_brand_page(request)
+@brand_page
+def overview(request, chosen):
     now = timezone.now()
     form = PeriodForm(request.GET)
     period = form.get_period(now)
@@ -117,12 +71,8 @@ def overview(request):
 
 
 @require_safe
-@login_required
-def events(request):
-    try:
-        chosen = choose_brand(request)
-    except NoBrand:
-        return no_brand_page(request)
+@brand_page
+def events(request, chosen):
     form = EventFilterForm(request.GET)
     page = None
     if form.is_valid():
@@ -150,15 +100,8 @@ def events(request):
 
 
 @require_safe
-@login_required
-def event(request, pk: int):
-    try:
-        found = queries.event(brands_visible_to(request.user), pk)
-        if found is None:
-            raise Http404("No such event.")
-        chosen = choose_brand(request, brand=found.brand)
-    except NoBrand:
-        return no_brand_page(request)
+@brand_page(find=queries.event)
+def event(request, chosen, found, pk: int):
     info = info_of(found.outcome)
     return render(
         request,
@@ -167,6 +110,7 @@ def event(request, pk: int):
             **chosen.context,
             "event": found,
             "info": info,
+            "commission": queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
             "request_json": _pretty(found.request_body),
             "response_json": _pretty(found.response_body),
         },
@@ -174,12 +118,8 @@ def event(request, pk: int):
 
 
 @require_safe
-@login_required
-def export(request):
-    try:
-        chosen = choose_brand(request)
-    except NoBrand:
-        return no_brand_page(request)
+@brand_page
+def export(request, chosen):
     form = EventFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse(

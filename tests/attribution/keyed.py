@@ -1,4 +1,4 @@
-"""Shared setup of the cancel, update and read API tests (sections 4.2, 4.3, 5; decision D14).
+"""Shared setup of the cancel, update and read API tests (docs/api.md).
 
 The callers: alice holds a developer key of brand Acme (the `brand` fixture), bob one of brand
 Globex (`other_brand`), and an anonymous caller sends no key. Commissions are built in a known
@@ -114,7 +114,7 @@ def the_one_event(response, *, endpoint: str) -> OutcomeEvent:
 
 
 def assert_key_nowhere_in_the_outcome_log(plaintext: str) -> None:
-    """Decision D9: neither the key nor the Authorization header is in any column of any row."""
+    """Decision authentication: neither the key nor the Authorization header is in any column of any row."""
     rows = list(OutcomeEvent.objects.values())
     assert rows, "the check needs at least one outcome record to look at"
     stored = json.dumps(rows, default=str)

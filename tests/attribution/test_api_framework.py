@@ -1,4 +1,4 @@
-"""What every API answer shares (D1), the OpenAPI schema and docs, the request log, and the
+"""What every API answer shares (docs/decisions.md, "Response envelope"), the OpenAPI schema and docs, the request log, and the
 production settings."""
 
 import json
@@ -173,7 +173,7 @@ def test_a_plain_options_request_describes_the_endpoint_in_the_envelope_and_is_n
 
 
 # Servers send what their HTTP client defaults to, and some ask for HTML or XML: the events are judged
-# all the same and answered in JSON (D1), never refused as not acceptable.
+# all the same and answered in JSON (docs/decisions.md, "Response envelope"), never refused as not acceptable.
 @pytest.mark.parametrize("accept", ["text/html", "application/xml", "text/html,application/xhtml+xml;q=0.9"])
 def test_every_endpoint_answers_json_whatever_the_client_accepts(client, prop, alice, accept):
     from attribution.models import Order

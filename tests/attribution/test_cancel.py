@@ -1,4 +1,4 @@
-"""POST /api/Affiliates/cancel (section 4.2, decisions D1, D2, D4, D5, D6, D7, D9)."""
+"""POST /api/Affiliates/cancel (docs/api.md, "Cancel"; docs/decisions.md)."""
 
 import logging
 from datetime import timedelta
@@ -29,7 +29,7 @@ def commission(brand):
     return commission_for(brand, order_id="A-1")
 
 
-# --- access: the brand's own key, another brand's, none ---------------------------------------
+# --- access: the brand's own key, another brand's, none -----------------------------------------------------
 
 
 def test_it_cancels_the_commission_of_the_keys_own_order(client, alice, commission):
@@ -99,7 +99,7 @@ def test_it_refuses_a_call_without_a_key(client, commission):
     )
 
 
-# --- the Authorization header (section 5, decision D9) ----------------------------------------
+# --- the Authorization header (docs/decisions.md, "Authentication") -----------------------------------------
 
 # What each header looks like, and the RFC 6750 challenge it gets: no Bearer credentials at all get
 # the bare challenge, a broken Bearer header error="invalid_request".
@@ -258,7 +258,7 @@ def test_it_keeps_the_key_out_of_the_outcome_log_and_the_logs(client, alice, cap
         assert_key_nowhere_in_the_logs(caplog, plaintext)
 
 
-# --- domain (decision D6) ----------------------------------------------------------------------
+# --- domain (docs/decisions.md, "Brand and property resolution") --------------------------------------------
 
 
 @pytest.mark.parametrize("domain", ["shop.acme.example", "https://WWW.Shop.Acme.Example/thanks", ""])
@@ -308,7 +308,7 @@ def test_it_answers_unresolved_domain_when_the_keys_brand_is_inactive(client, al
     assert the_one_event(response, endpoint="cancel").brand_id == brand.id
 
 
-# --- the test namespace (decision D5) ----------------------------------------------------------
+# --- the test namespace (docs/decisions.md, "Test events") --------------------------------------------------
 
 
 @pytest.mark.parametrize("flag", [True, "true", "TRUE"])
@@ -364,7 +364,7 @@ def test_a_live_cancel_does_not_find_a_test_order(client, alice, brand):
     assert the_one_event(response, endpoint="cancel").is_test is False
 
 
-# --- outcomes of section 4.2 -------------------------------------------------------------------
+# --- every outcome of cancel --------------------------------------------------------------------------------
 
 
 def test_it_answers_order_not_found_for_an_order_never_received(client, alice):

@@ -1,4 +1,4 @@
-"""Changes after payment (decision D7 and the paid -> cancelled move): a cancel of a paid commission cancels it
+"""Changes after payment ("Commission states" in docs/decisions.md and the paid -> cancelled move): a cancel of a paid commission cancels it
 and claws its amount back, an update claws back or tops up the difference; each is an adjustment carried
 to the open statement of the month it happened in, and the answer is `tracked`."""
 
@@ -37,7 +37,7 @@ def lines(statement) -> dict[tuple[str, str], tuple[int, Decimal, int, Decimal]]
     }
 
 
-# --- through the API: the answer, the database, the outcome record --------------------------------
+# --- through the API: the answer, the database, the outcome record ------------------------------------------
 
 
 def test_a_cancel_of_a_paid_commission_cancels_it_and_claws_its_amount_back(client, alice, brand):
@@ -195,7 +195,7 @@ def test_the_read_api_shows_the_payment_the_cancel_and_the_clawback(client, alic
     ]
 
 
-# --- across months, with time controlled ----------------------------------------------------------
+# --- across months, with time controlled --------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -310,7 +310,7 @@ def test_test_commissions_never_reach_a_statement_or_an_adjustment(client, alice
     assert not Adjustment.objects.exists()
 
 
-# --- races (PostgreSQL) ---------------------------------------------------------------------------
+# --- races (PostgreSQL) -------------------------------------------------------------------------------------
 
 racing = pytest.mark.usefixtures("postgres_only")
 

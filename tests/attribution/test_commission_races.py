@@ -1,4 +1,4 @@
-"""Concurrent cancels and updates of one commission on PostgreSQL (decision D7; STYLE: locks, not
+"""Concurrent cancels and updates of one commission on PostgreSQL ("Commission states" in docs/decisions.md; STYLE: locks, not
 check-then-write). Each thread is its own client with its own database connection; a barrier
 releases them together so their requests really overlap."""
 

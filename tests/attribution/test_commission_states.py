@@ -35,7 +35,7 @@ def update(client, caller, total, order_id="A-1"):
     return client.post(UPDATE, body, content_type="application/json", **headers)
 
 
-# --- the table and the one function that moves a commission ---------------------------------
+# --- the table and the one function that moves a commission -------------------------------------------------
 
 
 def test_the_allowed_moves_are_those_of_d7_and_the_cancel_after_payment():
@@ -122,7 +122,7 @@ def test_the_database_refuses_a_state_outside_the_machine(brand):
         Commission.objects.filter(pk=commission.pk).update(state="refunded")
 
 
-# --- the moves the API makes -----------------------------------------------------------------
+# --- the moves the API makes --------------------------------------------------------------------------------
 
 
 def test_a_cancel_moves_a_pending_commission_to_cancelled(client, alice, brand):

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the three endpoints: whatever arrives, the answer is JSON in the D1
+"""Property-based fuzzing of the three endpoints: whatever arrives, the answer is JSON in the response
 envelope with a documented status, never a 5xx or an HTML page."""
 
 import json

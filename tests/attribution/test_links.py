@@ -36,7 +36,7 @@ def _click_id_of(response):
     return parse_qs(urlsplit(response["Location"]).query)["smsclickid"][0]
 
 
-# --- the redirect ---------------------------------------------------------------------------------
+# --- the redirect -------------------------------------------------------------------------------------------
 
 
 def test_it_redirects_to_the_destination_with_the_click_id(client, link):
@@ -174,7 +174,7 @@ def test_the_redirect_reads_the_link_and_writes_the_click_once_resolution_is_cac
     assert response.status_code == 302
 
 
-# --- links that must not work -----------------------------------------------------------------------
+# --- links that must not work -------------------------------------------------------------------------------
 
 
 def _assert_plain_404(response):
@@ -220,7 +220,7 @@ def test_a_link_whose_host_became_another_brands_property_answers_404(client, li
     _assert_plain_404(client.get("/l/ana-summer"))
 
 
-# --- the URL helper ---------------------------------------------------------------------------------
+# --- the URL helper -----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -250,7 +250,7 @@ def test_with_click_params_without_a_click_keeps_the_destination():
     )
 
 
-# --- validation on save (CreatorLink.clean) -------------------------------------------------------
+# --- validation on save (CreatorLink.clean) -----------------------------------------------------------------
 
 
 def _errors(link):
@@ -350,7 +350,7 @@ def test_the_database_refuses_an_upper_case_code(link):
         CreatorLink.objects.filter(pk=link.pk).update(code="ANA-SUMMER")
 
 
-# --- admin ------------------------------------------------------------------------------------------
+# --- admin --------------------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -424,7 +424,7 @@ def test_a_brand_user_cannot_reach_the_links_admin(client, link, brand):
     assert CreatorLink.objects.count() == 1
 
 
-# --- the demo world's link (README walk-through) ----------------------------------------------------
+# --- the demo world's link (README walk-through) ------------------------------------------------------------
 
 
 def test_the_demo_worlds_link_lands_on_the_primary_property_and_its_click_tracks(client, api, tmp_path, db):

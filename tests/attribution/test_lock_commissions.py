@@ -1,4 +1,4 @@
-"""Locking (interface 1.6; decisions D5, D7): `lock_commissions` moves pending live commissions to locked
+"""Locking (docs/billing.md): `lock_commissions` moves pending live commissions to locked
 once their order's return window closed, onto the brand's statement of that month. Time is a parameter."""
 
 import threading
@@ -46,7 +46,7 @@ def state_of(*commissions) -> list[str]:
     return [Commission.objects.get(pk=c.pk).state for c in commissions]
 
 
-# --- when a commission locks ------------------------------------------------------------------
+# --- when a commission locks --------------------------------------------------------------------------------
 
 
 def test_it_locks_a_commission_once_the_return_window_the_brand_sent_has_closed(brand):
@@ -199,7 +199,7 @@ def test_the_read_api_shows_when_a_commission_locked_and_on_which_statement(clie
     assert (body["paid_at"], body["paid_amount"], body["adjustments"]) == (None, None, [])
 
 
-# --- the command ------------------------------------------------------------------------------
+# --- the command --------------------------------------------------------------------------------------------
 
 
 def test_the_command_locks_what_is_due_now_and_ends_with_a_one_line_summary(brand):
@@ -236,7 +236,7 @@ def test_the_command_refuses_a_batch_size_below_one(db):
         call_command("lock_commissions", "--batch-size", "0")
 
 
-# --- concurrency (PostgreSQL) -------------------------------------------------------------------
+# --- concurrency (PostgreSQL) -------------------------------------------------------------------------------
 
 
 def racing_marks(test):

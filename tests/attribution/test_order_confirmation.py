@@ -1,4 +1,4 @@
-"""POST /api/order_confirmation (interface 4.1; decisions D1-D6, D8, D10-D13).
+"""POST /api/order_confirmation (docs/api.md; docs/decisions.md).
 
 Every test checks the answer, what was stored (Order, Commission) and the one outcome record
 written. The brand is Acme (10 %) with the property shop.acme.example; Ana is its active creator.
@@ -61,7 +61,7 @@ def confirm(api):
 
 
 def answer(response, status: int, outcome: str) -> dict:
-    """The D1 envelope: JSON, success follows the status, a non-empty message or error."""
+    """The response envelope: JSON, success follows the status, a non-empty message or error."""
     assert response.status_code == status, response.content
     assert response["Content-Type"] == "application/json"
     body = response.json()
@@ -106,7 +106,7 @@ def spool_dir(settings, tmp_path):
     return settings.SPOOL_DIR
 
 
-# --- tracked ------------------------------------------------------------------------------------
+# --- tracked ------------------------------------------------------------------------------------------------
 
 
 def test_it_tracks_an_order_with_a_fresh_click(confirm, prop, creator):
@@ -171,7 +171,7 @@ def test_it_tracks_an_order_of_a_known_shopper_by_the_hash_of_their_email(confir
     assert events() == [("tracked", 200, prop.brand_id, "A-1001", False)]
 
 
-# --- 200 outcomes without a commission -----------------------------------------------------------
+# --- 200 outcomes without a commission ----------------------------------------------------------------------
 
 
 def test_a_direct_order_is_recorded_as_no_attribution(confirm, prop):
@@ -349,7 +349,7 @@ def test_a_code_of_another_brand_is_unregistered_here(confirm, prop, other_brand
     assert not Commission.objects.exists()
 
 
-# --- 400 outcomes -------------------------------------------------------------------------------
+# --- 400 outcomes -------------------------------------------------------------------------------------------
 
 
 def test_a_repeated_order_id_is_duplicate_order_and_the_first_event_counts(confirm, prop, creator):
@@ -684,7 +684,7 @@ def test_optional_fields_of_the_wrong_type_are_invalid_params(confirm, prop, fie
     assert [e[:4] for e in events()] == [("invalid_params", 400, prop.brand_id, "A-1001")]
 
 
-# --- D3: the first matching step decides --------------------------------------------------------
+# --- the decision order: the first matching step decides ----------------------------------------------------
 
 
 def stored_orders() -> list[tuple]:
@@ -866,7 +866,7 @@ def test_a_given_code_decides_before_the_known_shopper(confirm, prop, creator):
     ]
 
 
-# --- returnWindowClosesAt -----------------------------------------------------------------------
+# --- returnWindowClosesAt -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -897,7 +897,7 @@ def test_an_unreadable_return_window_keeps_the_order_with_a_warning(confirm, pro
     assert "returnWindowClosesAt" in warning
 
 
-# --- test events (D5) ---------------------------------------------------------------------------
+# --- test events (docs/decisions.md, "Test events") ---------------------------------------------------------
 
 
 def test_a_test_order_is_tracked_with_a_test_commission(confirm, prop, creator):
@@ -927,7 +927,7 @@ def test_a_rejected_test_event_is_recorded_as_a_test(confirm, prop):
     assert events() == [("invalid_order_amount", 400, prop.brand_id, "A-1001", True)]
 
 
-# --- commission amounts (D8) --------------------------------------------------------------------
+# --- commission amounts (docs/decisions.md, "Commission amount") --------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -979,7 +979,7 @@ def test_a_returning_customer_earns_the_normal_rate_when_the_brand_has_no_return
     assert Commission.objects.get().rate_percent == Decimal("10")
 
 
-# --- a 400 does not consume the order id --------------------------------------------------------
+# --- a 400 does not consume the order id --------------------------------------------------------------------
 
 
 def test_a_fixed_and_resent_order_is_tracked_after_a_400(confirm, prop, creator):
@@ -996,7 +996,7 @@ def test_an_order_sent_with_an_unknown_click_can_be_resent_without_it(confirm, p
     answer(confirm(order()), 200, "no_attribution")
 
 
-# --- the brand sees its own rejected events (D3) ------------------------------------------------
+# --- the brand sees its own rejected events (docs/decisions.md, "Decision order") ---------------------------
 
 
 @pytest.mark.parametrize(
@@ -1022,7 +1022,7 @@ def test_a_rejected_event_is_recorded_for_the_brand_its_page_url_resolves_to(con
     assert (event.outcome, event.brand_id) == (outcome, prop.brand_id)
 
 
-# --- what an unauthenticated caller may learn (D1) ----------------------------------------------
+# --- what an unauthenticated caller may learn (docs/decisions.md, "Response envelope") ----------------------
 
 
 def test_a_tracked_answer_names_no_creator_and_no_commission_amount(confirm, prop):
@@ -1069,7 +1069,7 @@ def test_an_email_in_a_body_that_failed_to_parse_is_redacted(confirm, db):
     assert "returning@example.com" not in str(OutcomeEvent.objects.values().get())
 
 
-# --- browser callers (D10, D11) -----------------------------------------------------------------
+# --- browser callers (browser callers, paths) ---------------------------------------------------------------
 
 
 def test_it_answers_cors_preflight_from_any_origin_without_credentials(client, db):
@@ -1085,7 +1085,9 @@ def test_it_answers_cors_preflight_from_any_origin_without_credentials(client, d
     assert response["Access-Control-Allow-Methods"] == "POST, OPTIONS"
     assert response["Access-Control-Allow-Headers"].lower() == "content-type, x-request-id"
     assert "Access-Control-Allow-Credentials" not in response
-    assert not OutcomeEvent.objects.exists()  # a preflight is not an event (D2)
+    assert (
+        not OutcomeEvent.objects.exists()
+    )  # a preflight is not an event (docs/decisions.md, "Outcome codes beyond the interface")
 
 
 def test_a_cross_origin_post_may_read_the_answer(confirm, prop):
@@ -1186,7 +1188,7 @@ def test_a_wrong_method_is_a_json_405_and_not_an_event(client, db):
     assert not OutcomeEvent.objects.exists()
 
 
-# --- service-side faults ------------------------------------------------------------------------
+# --- service-side faults ------------------------------------------------------------------------------------
 
 
 def _fail(*args, **kwargs):
@@ -1247,7 +1249,7 @@ def test_a_throttled_event_is_recorded_for_the_brand_of_the_page(confirm, prop, 
     assert events()[-1] == ("rate_limited", 429, prop.brand_id, "A-2", False)
 
 
-# --- cost of the hot path -----------------------------------------------------------------------
+# --- cost of the hot path -----------------------------------------------------------------------------------
 
 # Django logs the BEGIN and COMMIT of the order's transaction as queries. The budget is for the
 # statements that do work; brand resolution is cached after the first event, so none reads a brand.
@@ -1294,7 +1296,7 @@ def test_a_direct_order_costs_at_most_three_queries(confirm, prop, django_assert
     assert [q["sql"].split()[0] for q in captured.captured_queries] == ["INSERT", "INSERT"]
 
 
-# --- account managers' edits reach the resolution cache at once ---------------------------------
+# --- account managers' edits reach the resolution cache at once ---------------------------------------------
 
 
 def test_a_property_whose_host_changes_stops_resolving_under_the_old_host(confirm, prop):

@@ -1,4 +1,4 @@
-"""Two requests for the same order at the same moment (decision D3 step 7, on PostgreSQL).
+"""Two requests for the same order at the same moment (the decision order's duplicate step, on PostgreSQL).
 
 Both requests are held until each has made its decision and is about to store the order, then
 released together: a "check, then insert" implementation would store the order twice. The unique

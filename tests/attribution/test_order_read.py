@@ -1,4 +1,4 @@
-"""GET /api/Affiliates/orders/<order_id>: the read API for reconciliation (decisions D1, D2, D5, D9, D14)."""
+"""GET /api/Affiliates/orders/<order_id>: the read API for reconciliation (docs/api.md, "Read API")."""
 
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -39,7 +39,7 @@ def _nothing_reaches_the_outcome_log(db):
     assert not OutcomeEvent.objects.exists(), "the read API writes nothing to the outcome log"
 
 
-# --- access: the brand's own key, another brand's, none ---------------------------------------
+# --- access: the brand's own key, another brand's, none -----------------------------------------------------
 
 
 def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_commission):
@@ -170,7 +170,7 @@ def test_it_answers_unresolved_domain_when_the_keys_brand_is_inactive(
     }
 
 
-# --- what it shows ----------------------------------------------------------------------------
+# --- what it shows ------------------------------------------------------------------------------------------
 
 
 def test_it_shows_an_order_received_without_a_commission(client, alice, brand):

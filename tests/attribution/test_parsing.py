@@ -1,4 +1,4 @@
-"""The field rules of decision D4 (attribution/parsing.py): what each field accepts and what it refuses.
+"""The field rules (docs/decisions.md, "Field formats") (attribution/parsing.py): what each field accepts and what it refuses.
 
 Values arrive as the strict JSON parser hands them over: numbers with a fraction or an exponent as
 Decimal, whole numbers as int, and str, bool, None, list or dict.
@@ -44,7 +44,7 @@ def order_amount(value):
     return parse_amount(value, allow_zero=False)
 
 
-# --- amounts ------------------------------------------------------------------------------------
+# --- amounts ------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -165,7 +165,7 @@ def test_a_string_with_anything_but_digits_one_point_and_a_sign_is_refused(text)
         order_amount(text)
 
 
-# --- order ids ----------------------------------------------------------------------------------
+# --- order ids ----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -227,7 +227,7 @@ def test_an_order_id_is_a_short_trimmed_string_or_a_field_error_never_anything_e
     assert parsed == parsed.strip()
 
 
-# --- currency -----------------------------------------------------------------------------------
+# --- currency -----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -253,7 +253,7 @@ def test_currency_exponents_follow_iso_4217():
     assert [parsing.currency_exponent(code) for code in ("JPY", "USD", "KWD")] == [0, 2, 3]
 
 
-# --- booleans -----------------------------------------------------------------------------------
+# --- booleans -----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -270,7 +270,7 @@ def test_a_flag_refuses_anything_else(sent):
         parse_bool(sent)
 
 
-# --- timestamps ---------------------------------------------------------------------------------
+# --- timestamps ---------------------------------------------------------------------------------------------
 
 CHRISTMAS_EVE = datetime(2026, 12, 24, tzinfo=UTC)
 
@@ -354,7 +354,7 @@ def test_a_timestamp_is_an_aware_datetime_or_a_field_error_never_anything_else(v
     assert parsed.utcoffset() is not None
 
 
-# --- clickId and code ---------------------------------------------------------------------------
+# --- clickId and code ---------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("sent", [None, "", "   "])
@@ -383,7 +383,7 @@ def test_a_click_id_is_readable_only_exactly_as_minted(sent, readable):
     assert is_click_id(sent) is readable
 
 
-# --- hosts, emails, bodies ----------------------------------------------------------------------
+# --- hosts, emails, bodies ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -194,7 +194,7 @@ def test_the_summary_shows_logins_the_main_key_and_a_curl_line_that_tracks(tmp_p
     assert api.post(URL, body).json()["outcome"] == "tracked"
 
 
-# --- every outcome the demo world claims (the README's curl lines) ------------------------------
+# --- every outcome the demo world claims (the README's curl lines) ------------------------------------------
 
 
 @dataclass(frozen=True)

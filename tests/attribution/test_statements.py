@@ -1,4 +1,4 @@
-"""Monthly statements (interface 1.6; decisions D5, D7): lines per creator and currency and totals per
+"""Monthly statements (docs/billing.md): lines per creator and currency and totals per
 currency, checked against figures computed here from the raw commissions; payment; the CSV export; the
 admin pages and the "Mark paid" action."""
 
@@ -87,7 +87,7 @@ def october_rows():
     return [row for row in RAW if not row[5] and row[4].month == 10]
 
 
-# --- what a statement bills ---------------------------------------------------------------------
+# --- what a statement bills ---------------------------------------------------------------------------------
 
 
 def test_a_statement_bills_the_live_commissions_locked_in_its_month_per_creator_and_currency(brand, october):
@@ -157,7 +157,7 @@ def test_the_list_totals_match_each_statements_own_summary(brand, october):
         ]
 
 
-# --- payment ------------------------------------------------------------------------------------
+# --- payment ------------------------------------------------------------------------------------------------
 
 
 def test_paying_a_statement_pays_its_locked_commissions_and_stamps_it(brand, october, creators):
@@ -247,7 +247,7 @@ def test_a_paid_statements_figures_never_move(brand, october):
     }
 
 
-# --- CSV export ---------------------------------------------------------------------------------
+# --- CSV export ---------------------------------------------------------------------------------------------
 
 
 def rows_of(statement) -> list[dict]:
@@ -298,7 +298,7 @@ def test_the_csv_keeps_a_spreadsheet_from_running_a_name_as_a_formula(brand):
     )
 
 
-# --- admin --------------------------------------------------------------------------------------
+# --- admin --------------------------------------------------------------------------------------------------
 
 CHANGELIST = reverse("admin:attribution_statement_changelist")
 

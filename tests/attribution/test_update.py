@@ -1,4 +1,4 @@
-"""POST /api/Affiliates/update (section 4.3, decisions D1, D2, D4, D5, D6, D7, D8, D9)."""
+"""POST /api/Affiliates/update (docs/api.md, "Update"; docs/decisions.md)."""
 
 import logging
 from datetime import timedelta
@@ -40,7 +40,7 @@ def assert_unchanged(commission):
     assert not AmountChange.objects.exists()
 
 
-# --- access: the brand's own key, another brand's, none ---------------------------------------
+# --- access: the brand's own key, another brand's, none -----------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -238,7 +238,7 @@ def test_it_keeps_the_key_out_of_the_outcome_log_and_the_logs(client, alice, cap
     assert AmountChange.objects.get().request_id == OutcomeEvent.objects.order_by("id")[0].request_id
 
 
-# --- domain (decision D6) ----------------------------------------------------------------------
+# --- domain (docs/decisions.md, "Brand and property resolution") --------------------------------------------
 
 
 def test_it_accepts_a_domain_of_the_keys_own_brand(client, alice, commission):
@@ -281,7 +281,7 @@ def test_it_answers_unresolved_domain_when_the_keys_brand_is_inactive(client, al
     assert the_one_event(response, endpoint="update").outcome == "unresolved_domain"
 
 
-# --- the test namespace (decision D5) ----------------------------------------------------------
+# --- the test namespace (docs/decisions.md, "Test events") --------------------------------------------------
 
 
 def test_a_test_update_acts_on_the_test_order_only(client, alice, brand, commission):
@@ -320,7 +320,7 @@ def test_a_test_update_does_not_find_a_live_order(client, alice, commission):
     assert the_one_event(response, endpoint="update").is_test is True
 
 
-# --- outcomes of section 4.3 -------------------------------------------------------------------
+# --- every outcome of update --------------------------------------------------------------------------------
 
 
 def test_it_answers_order_not_found_for_an_order_never_received(client, alice):

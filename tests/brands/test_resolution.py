@@ -1,4 +1,4 @@
-"""Brand and property resolution from a page URL or domain (decision D6)."""
+"""Brand and property resolution from a page URL or domain (docs/decisions.md, "Brand and property resolution")."""
 
 import pytest
 

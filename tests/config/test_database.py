@@ -121,7 +121,7 @@ def test_a_model_with_auto_now_cannot_be_given_an_insert_statement():
         InsertStatement(Stamped)
 
 
-# --- the reused-connection check (PostgreSQL: config/db/base.py) ---------------------------------
+# --- the reused-connection check (PostgreSQL: config/db/base.py) --------------------------------------------
 
 
 @pytest.fixture

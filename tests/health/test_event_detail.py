@@ -1,6 +1,7 @@
 """/health/events/<id>/: one event with its redacted request, the answer, warnings and the fix."""
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
@@ -8,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from attribution.outcomes import OUTCOMES, Outcome
+from tests.attribution.keyed import commission_for
 
 pytestmark = pytest.mark.django_db
 
@@ -124,3 +126,23 @@ def test_the_number_of_queries_does_not_grow_with_events(alice_client, brand, ma
     for i in range(50):
         make_event(brand, order_id=f"A-{i}")
     assert measure() == few
+
+
+def test_an_event_about_a_commission_shows_its_state_and_every_move(alice_client, brand, make_event):
+    commission = commission_for(brand, order_id="A-88")
+    cancelled_at = datetime(2026, 5, 2, 8, 30, tzinfo=UTC)
+    commission.move_to("cancelled", at=cancelled_at, cause="cancel", request_id="req-cancel-88")
+    event = make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="A-88")
+
+    html = alice_client.get(url(event)).content.decode()
+
+    assert "Commission of order A-88" in html
+    assert "Cancelled" in html
+    assert "2026-05-02 08:30:00" in html
+    assert "Pending → Cancelled" in html
+    assert "Cancel request" in html
+    assert "<code>req-cancel-88</code>" in html
+
+
+def test_an_event_of_an_order_without_commission_shows_no_commission(alice_client, rejected):
+    assert "Commission of order" not in alice_client.get(url(rejected)).content.decode()

@@ -35,7 +35,7 @@ def _send(client, brand, **fields):
     return client.post(f"{SETUP}?brand={brand.pk}", data)
 
 
-# --- who sees what ----------------------------------------------------------------------------------
+# --- who sees what ------------------------------------------------------------------------------------------
 
 
 def test_a_brand_user_sees_the_kit_pointing_at_this_service(client, alice, brand):
@@ -140,7 +140,7 @@ def test_a_brand_without_a_property_is_told_to_register_one(client, brand):
     assert "Send a test order</button>" not in page
 
 
-# --- the test order -----------------------------------------------------------------------------------
+# --- the test order -----------------------------------------------------------------------------------------
 
 
 def test_a_test_order_goes_through_the_service_and_the_outcome_log(client, alice, brand):

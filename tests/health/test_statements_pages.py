@@ -66,7 +66,7 @@ def globex(other_brand):
     return Statement.objects.get(brand=other_brand)
 
 
-# --- who sees what ------------------------------------------------------------------------------
+# --- who sees what ------------------------------------------------------------------------------------------
 
 
 def test_a_brand_user_sees_its_statements_with_totals_per_currency(client, alice, acme, globex):

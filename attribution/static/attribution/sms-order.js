@@ -76,7 +76,7 @@
     };
     const clickId = readCookie("sms_click_id");
     if (clickId) {
-      body.clickId = clickId; // exactly as stored (decision D4)
+      body.clickId = clickId; // exactly as stored (docs/decisions.md, "Field formats")
     }
     OPTIONAL_FIELDS.forEach(function (name) {
       if (config[name] !== undefined && config[name] !== null && config[name] !== "") {
