@@ -1,4 +1,4 @@
-"""Throttles ("Outcome codes beyond the interface" in docs/decisions.md: 429 `rate_limited` with Retry-After). Rates come from settings.API_THROTTLE_RATES
+"""Throttles ("Outcome codes beyond the interface's lists" in docs/decisions.md: 429 `rate_limited` with Retry-After). Rates come from settings.API_THROTTLE_RATES
 and are read per request, so tests and operators can change them without a restart of the class."""
 
 from django.conf import settings

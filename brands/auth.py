@@ -1,4 +1,4 @@
-"""DRF authentication for developer keys (docs/decisions.md, "Authentication"). Glue only: hashing lives
+"""DRF authentication for developer keys (docs/decisions.md, "Developer keys"). Glue only: hashing lives
 in the key model, and the sentences answered live with the API's other answers (attribution.outcomes):
 a refusal carries only its reason as the exception's code (malformed, unknown_key, expired_key)."""
 

@@ -34,7 +34,7 @@ def normalize_host(value: str) -> str | None:
     if host.startswith("www."):
         host = host[4:]
     if not host.isascii():
-        # UTS 46 / IDNA 2008, as browsers write location.href: straße is xn--strae-6ua, where
+        # UTS 46 / IDNA 2008, as browsers write location.href: straße is xn--strae-oqa, where
         # Python's own "idna" codec (IDNA 2003) would have made it strasse.
         try:
             host = idna.encode(host, uts46=True).decode("ascii")

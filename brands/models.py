@@ -150,7 +150,7 @@ class DeveloperKeyManager(BaseAPIKeyManager):
 
 
 class DeveloperKey(AbstractAPIKey):
-    """A brand's Bearer key for cancel, update and the read API (docs/decisions.md, "Authentication").
+    """A brand's Bearer key for cancel, update and the read API (docs/decisions.md, "Developer keys").
 
     Only a SHA-512 hash is stored (keys are long random strings, so a fast hash is safe and keeps
     every API call cheap); the 8-character prefix before the dot finds the row.

@@ -146,7 +146,7 @@ STORAGES = {
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Order events are small; anything bigger is a mistake or an attack (docs/decisions.md, "Outcome codes beyond the interface").
+# Order events are small; anything bigger is a mistake or an attack (docs/decisions.md, "Outcome codes beyond the interface's lists").
 API_BODY_MAX_BYTES = 64 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 

@@ -1,4 +1,4 @@
-"""The only writer of the outcome log. Request bodies are stored redacted (docs/decisions.md, "Known shoppers" and "Authentication")."""
+"""The only writer of the outcome log. Request bodies are stored redacted (docs/decisions.md, "Known shoppers" and "Developer keys")."""
 
 import re
 from dataclasses import asdict, dataclass, field

@@ -1,4 +1,4 @@
-"""Tracking health pages (docs/decisions.md, "Health pages"). New pages of the brand area add a path here and a link in
+"""Tracking health pages (docs/decisions.md, "Tracking health pages"). New pages of the brand area add a path here and a link in
 templates/base.html's nav."""
 
 from django.urls import path

@@ -16,7 +16,7 @@ class Attribution(models.TextChoices):
 
 
 class Order(models.Model):
-    """An order confirmation that reached a 200 outcome, stored as received (docs/decisions.md, "Decision order")."""
+    """An order confirmation that reached a 200 outcome, stored as received (docs/decisions.md, "Decision order of an order confirmation")."""
 
     brand = models.ForeignKey(
         Brand, on_delete=models.CASCADE, related_name="orders", db_index=False

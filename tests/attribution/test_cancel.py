@@ -99,7 +99,7 @@ def test_it_refuses_a_call_without_a_key(client, commission):
     )
 
 
-# --- the Authorization header (docs/decisions.md, "Authentication") -----------------------------------------
+# --- the Authorization header (docs/decisions.md, "Developer keys") -----------------------------------------
 
 # What each header looks like, and the RFC 6750 challenge it gets: no Bearer credentials at all get
 # the bare challenge, a broken Bearer header error="invalid_request".

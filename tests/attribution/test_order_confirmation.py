@@ -996,7 +996,7 @@ def test_an_order_sent_with_an_unknown_click_can_be_resent_without_it(confirm, p
     answer(confirm(order()), 200, "no_attribution")
 
 
-# --- the brand sees its own rejected events (docs/decisions.md, "Decision order") ---------------------------
+# --- the brand sees its own rejected events (docs/decisions.md, "Decision order of an order confirmation") ---------------------------
 
 
 @pytest.mark.parametrize(
@@ -1087,7 +1087,7 @@ def test_it_answers_cors_preflight_from_any_origin_without_credentials(client, d
     assert "Access-Control-Allow-Credentials" not in response
     assert (
         not OutcomeEvent.objects.exists()
-    )  # a preflight is not an event (docs/decisions.md, "Outcome codes beyond the interface")
+    )  # a preflight is not an event (docs/decisions.md, "Outcome codes beyond the interface's lists")
 
 
 def test_a_cross_origin_post_may_read_the_answer(confirm, prop):

@@ -1,4 +1,4 @@
-"""Developer keys (docs/decisions.md, "Authentication"): shown once, stored as a hash, found by prefix, revocable."""
+"""Developer keys (docs/decisions.md, "Developer keys"): shown once, stored as a hash, found by prefix, revocable."""
 
 from brands.models import DeveloperKey
 from tests.factories import issue_key

@@ -290,13 +290,13 @@ def summary(document: dict, *, base_url: str, now, path: str | None) -> str:
             f"    {main['developer_key']}",
             '  An order attributed by a creator\'s click (answers "tracked"; again: "duplicate_order"):',
             f"    curl -s -X POST {base_url}/api/order_confirmation -H 'Content-Type: application/json' -d '{body}'",
-            f"  Every id, code and key is in {where}; the README has one curl per outcome.",
+            f"  Every id, code and key is in {where}; docs/api.md has one curl per outcome.",
             "",
         ]
     )
 
 
-# --- creator links: where the README's click-capture walk-through starts ---------------------------
+# --- creator links: where the click-capture walk-through (docs/integration.md) starts ---------------------------
 
 DEMO_LINK_CODE = "acme-demo-ana"
 
