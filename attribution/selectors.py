@@ -295,42 +295,33 @@ def csv_lines(statement: Statement) -> Iterator[str]:
 def _csv_rows(statement: Statement) -> Iterator[list]:
     month = f"{statement.month:%Y-%m}"
     for commission in statement_commissions(statement).iterator(chunk_size=2000):
-        yield (
-            [
-                month,
-                "commission",
-                safe_cell(commission.order.order_id),
-                safe_cell(commission.creator.name),
-                commission.currency,
-                in_minor_units(commission.billed, commission.currency),
-                commission.state,
-                _iso(commission.locked_at),
-                _iso(commission.paid_at),
-                "",
-                "",
-                "",
-                "",
-            ]
-        )
+        yield _csv_row(month, commission, in_minor_units(commission.billed, commission.currency))
     for adjustment in statement_adjustments(statement).iterator(chunk_size=2000):
-        commission = adjustment.commission
-        yield (
-            [
-                month,
-                "adjustment",
-                safe_cell(commission.order.order_id),
-                safe_cell(commission.creator.name),
-                adjustment.currency,
-                in_minor_units(adjustment.amount, adjustment.currency),
-                commission.state,
-                _iso(commission.locked_at),
-                _iso(commission.paid_at),
-                adjustment.reason,
-                _iso(adjustment.created_at),
-                f"{commission.statement.month:%Y-%m}" if commission.statement else "",
-                safe_cell(adjustment.request_id),
-            ]
+        yield _csv_row(
+            month, adjustment.commission, in_minor_units(adjustment.amount, adjustment.currency), adjustment
         )
+
+
+def _csv_row(
+    month: str, commission: Commission, amount: Decimal, adjustment: Adjustment | None = None
+) -> list:
+    """One line of CSV_HEADER: a commission as billed, or an adjustment carried to the statement."""
+    billed_on = commission.statement if adjustment is not None else None
+    return [
+        month,
+        "adjustment" if adjustment is not None else "commission",
+        safe_cell(commission.order.order_id),
+        safe_cell(commission.creator.name),
+        commission.currency,
+        amount,
+        commission.state,
+        _iso(commission.locked_at),
+        _iso(commission.paid_at),
+        adjustment.reason if adjustment is not None else "",
+        _iso(adjustment.created_at) if adjustment is not None else "",
+        f"{billed_on.month:%Y-%m}" if billed_on is not None else "",
+        safe_cell(adjustment.request_id) if adjustment is not None else "",
+    ]
 
 
 def csv_filename(statement: Statement) -> str:
