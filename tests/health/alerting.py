@@ -13,7 +13,16 @@ from health.recording import EventRecord, record
 T0 = datetime(2026, 3, 4, 14, 0, tzinfo=UTC)
 
 
-def log(brand, outcome=Outcome.NO_ATTRIBUTION, *, at, endpoint="order_confirmation", is_test=False, n=1, order_id=""):
+def log(
+    brand,
+    outcome=Outcome.NO_ATTRIBUTION,
+    *,
+    at,
+    endpoint="order_confirmation",
+    is_test=False,
+    n=1,
+    order_id="",
+):
     """`n` events of `brand` received (and recorded) at `at`."""
     for i in range(n):
         record(
@@ -40,7 +49,12 @@ def history(brand, per_hour, *, until, days=8, outcome="no_attribution", is_test
         if n:
             rows.append(
                 HourlyOutcomeCount(
-                    brand=brand, hour=hour, endpoint="order_confirmation", outcome=outcome, is_test=is_test, count=n
+                    brand=brand,
+                    hour=hour,
+                    endpoint="order_confirmation",
+                    outcome=outcome,
+                    is_test=is_test,
+                    count=n,
                 )
             )
         hour += timedelta(hours=1)

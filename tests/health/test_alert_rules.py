@@ -9,7 +9,7 @@ from attribution import spool
 from health.alerts import evaluate
 from health.models import AlertRuleSet, Incident, Notification
 from tests import factories
-from tests.health.alerting import T0, busy, history, log  # noqa: F401  (busy is a fixture)
+from tests.health.alerting import T0, history, log
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +132,12 @@ def test_a_spike_needs_both_the_share_and_the_minimum_count(busy):
     # 5 of 12 order confirmations (the one at T0 included) in the last hour.
     assert opened(result) == [("problem_spike", "")]
     spike = result.opened[0]
-    assert spike.counts == {"orders": 12, "needs_action": 5, "percent": 41.7, "top": [["invalid_order_amount", 5]]}
+    assert spike.counts == {
+        "orders": 12,
+        "needs_action": 5,
+        "percent": 41.7,
+        "top": [["invalid_order_amount", 5]],
+    }
 
 
 def test_a_spike_of_test_events_or_of_other_endpoints_is_not_a_spike(busy):
@@ -172,8 +177,12 @@ def test_a_new_problem_opens_after_n_occurrences_in_24_hours(busy):
 
 
 def test_a_problem_seen_in_the_week_before_is_not_new(busy):
-    history(busy, lambda hour: 1 if hour.hour == 9 and hour.day == T0.day - 3 else 0, until=T0,
-            outcome="unregistered_property")
+    history(
+        busy,
+        lambda hour: 1 if hour.hour == 9 and hour.day == T0.day - 3 else 0,
+        until=T0,
+        outcome="unregistered_property",
+    )
     log(busy, "unregistered_property", at=T0 + MIN, n=5)
 
     assert "new_problem" not in [r for r, _ in opened(evaluate(now=T0 + 2 * MIN))]
