@@ -262,5 +262,7 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
         "django.utils.autoreload": {"level": "WARNING"},
         "axes": {"level": "WARNING"},
+        # The task runner says every scheduled run at INFO; its results are in the admin instead.
+        "django-q": {"level": "WARNING"},
     },
 }

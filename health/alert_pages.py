@@ -106,6 +106,7 @@ def incident(request, chosen, found, pk: int):
             "view": view,
             "events_query": urlencode({"brand": found.brand_id, **view.said.events_query}),
             "deliveries": alert_queries.deliveries_of(found),
+            "last_order_at": view.last_order_at,
             "now": timezone.now(),
         },
     )

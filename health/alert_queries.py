@@ -20,6 +20,12 @@ class IncidentView:
     said: Description
 
     @property
+    def last_order_at(self) -> datetime | None:
+        """A silence's last order before it opened (an aware datetime, for the date filter)."""
+        iso = (self.incident.counts or {}).get("last_order_at")
+        return datetime.fromisoformat(iso) if iso else None
+
+    @property
     def duration(self) -> timedelta | None:
         i = self.incident
         return i.resolved_at - i.opened_at if i.resolved_at else None

@@ -229,12 +229,19 @@ def _email_text(said: dict) -> tuple[str, str]:
     incident = said.get("incident")
     lines = [said["title"], "", said["text"], ""]
     if incident:
-        lines += [f"What to do: {incident['fix']}", "", f"Incident: {incident['url']}"]
+        lines.append(f"Opened: {_utc(incident['opened_at'])}")
+        if incident["resolved_at"]:
+            lines.append(f"Resolved: {_utc(incident['resolved_at'])}")
+        lines += ["", f"What to do: {incident['fix']}", "", f"Incident: {incident['url']}"]
         if incident["events_url"]:
             lines.append(f"Matching events: {incident['events_url']}")
         lines.append("")
     lines.append(f"Alert rules and channels: {said['url']}")
     return subject, "\n".join(lines) + "\n"
+
+
+def _utc(iso: str) -> str:
+    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def recipients(brand) -> list[str]:

@@ -251,10 +251,6 @@ class Description:
     events_query: dict  # the events list's filters that show the matching events (brand incidents)
 
 
-def _when(iso: str) -> str:
-    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def describe(incident: Incident) -> Description:
     """Title, one-sentence summary, fix and matching events of an incident, from the figures that opened it."""
     c = incident.counts or {}
@@ -262,8 +258,8 @@ def describe(incident: Incident) -> Description:
     if incident.rule == Rule.SILENCE:
         return Description(
             "Order confirmations stopped",
-            f"No live order confirmation since {_when(c['last_order_at'])} ({_duration(c['silent_minutes'])} "
-            f"when it opened); about {c['usual_orders']:g} usually arrive in those hours.",
+            f"No live order confirmation for {_duration(c['silent_minutes'])} when it opened, while about "
+            f"{c['usual_orders']:g} usually arrive in those hours of the day.",
             SILENCE_FIX,
             {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live"},
         )
