@@ -281,3 +281,34 @@ def test_locally_loopback_over_http_is_allowed_for_a_local_receiver(settings):
 
     assert outbound.url_problem("http://127.0.0.1:8089/hooks") is None
     assert outbound.url_problem("http://10.0.0.7/hooks") is not None  # private networks never
+
+
+def test_the_verification_by_hand_in_the_docs_accepts_a_delivery_and_refuses_a_changed_one(busy, receiver):
+    # The second example of docs/alerts.md ("Standard Webhooks"), as a reader would paste it.
+    import base64
+    import hashlib
+    import hmac
+    import time
+
+    def verify(secret: str, body: bytes, headers: dict) -> bool:
+        key = base64.b64decode(secret.removeprefix("whsec_"))
+        msg_id, stamp = headers["webhook-id"], headers["webhook-timestamp"]
+        if abs(time.time() - int(stamp)) > 300:
+            return False
+        expected = base64.b64encode(
+            hmac.new(key, f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
+        )
+        return any(
+            hmac.compare_digest(expected, sig.split(",", 1)[1].encode())
+            for sig in headers["webhook-signature"].split()
+            if sig.startswith("v1,")
+        )
+
+    hook = channel(busy, receiver.url)
+    open_silence(busy)
+    deliver_due(now=timezone.now())
+    [request] = receiver.requests
+    headers = {k.lower(): v for k, v in request["headers"].items()}
+
+    assert verify(hook.secret, request["body"], headers)
+    assert not verify(hook.secret, request["body"] + b" ", headers)
