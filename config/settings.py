@@ -217,11 +217,12 @@ Q_CLUSTER = {
     "name": "attribution",
     "orm": "default",
     "workers": env.int("TASK_WORKERS", default=2),
-    # A task taking longer is stopped; a task not acknowledged after `retry` seconds runs again.
+    # A task taking longer is stopped. A task that failed, was stopped or whose worker died stays queued
+    # and runs again `retry` seconds later, up to `max_attempts` runs in all.
     "timeout": 240,
     "retry": 300,
     "max_attempts": 3,
-    "ack_failures": True,
+    "ack_failures": False,
     # After downtime, run a missed schedule once, not once per missed minute.
     "catch_up": False,
     # How often an idle worker asks the database for work.
