@@ -137,7 +137,7 @@ def main() -> None:
         ("overview, 30 days", "/health/?brand={}&period=30d"),
         ("events, first page", "/health/events/?brand={}"),
         ("alerts", "/health/alerts/?brand={}"),
-        ("order page", "/health/orders/ORD-500?brand={}"),
+        ("order page", "/health/orders/ORD-501?brand={}"),
     ]
     print(f"\n{'page':<22} {'1k events ms':>13} {'1M events ms':>13} {'ratio':>7}")
     worst = 0.0
