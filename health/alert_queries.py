@@ -4,6 +4,8 @@ takes the brand (or the brands) health.access allowed."""
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.db.models import Prefetch
+
 from brands.models import Brand
 
 from .models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
@@ -77,19 +79,16 @@ class ChannelView:
 
 
 def channels_of(brand: Brand) -> list[ChannelView]:
-    channels = list(Channel.objects.filter(brand=brand, is_active=True).order_by("created_at", "id"))
-    # attempt_channel_time_idx: each channel's log, newest first.
-    return [
-        ChannelView(
-            c,
-            list(
-                DeliveryAttempt.objects.filter(channel=c)
-                .select_related("delivery__notification")
-                .order_by("-attempted_at", "-id")[:ATTEMPTS_SHOWN]
-            ),
-        )
-        for c in channels
-    ]
+    # attempt_channel_time_idx: each channel's last attempts, newest first, in one query for all channels.
+    recent = Prefetch(
+        "attempts",
+        queryset=DeliveryAttempt.objects.select_related("delivery__notification").order_by(
+            "-attempted_at", "-id"
+        )[:ATTEMPTS_SHOWN],
+        to_attr="recent",
+    )
+    channels = Channel.objects.filter(brand=brand, is_active=True).prefetch_related(recent)
+    return [ChannelView(c, c.recent) for c in channels.order_by("created_at", "id")]
 
 
 def email_log(brand: Brand) -> list[DeliveryAttempt]:

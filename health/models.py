@@ -360,7 +360,7 @@ class DeliveryAttempt(models.Model):
     delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
     # Copied from the delivery, so a channel's log is one index range.
     channel = models.ForeignKey(
-        Channel, on_delete=models.CASCADE, null=True, blank=True, related_name="+", db_index=False
+        Channel, on_delete=models.CASCADE, null=True, blank=True, related_name="attempts", db_index=False
     )  # attempt_channel_time_idx below starts with channel
     number = models.PositiveSmallIntegerField()
     attempted_at = models.DateTimeField()

@@ -8,6 +8,7 @@ from html import unescape
 
 import pytest
 
+from health import notifications, outbound
 from health.alerts import evaluate
 from health.models import AlertRuleSet, Channel, Incident
 from health.notifications import new_secret
@@ -169,6 +170,24 @@ def test_bob_cannot_test_or_remove_acmes_channel(client, bob, brand, receiver):
     assert client.post(f"/health/alerts/channels/{hook.pk}/test/").status_code == 404
     assert client.post(f"/health/alerts/channels/{hook.pk}/remove/").status_code == 404
     assert receiver.requests == [] and Channel.objects.get().is_active
+
+
+def test_the_page_takes_a_fixed_number_of_queries_however_many_channels(
+    alice_client, brand, incidents, monkeypatch, django_assert_max_num_queries
+):
+    monkeypatch.setattr(outbound, "post", lambda *a, **k: outbound.Response(200, "ok", 3))
+    for i in range(5):
+        hook = Channel.objects.create(
+            brand=brand, url=f"https://hooks{i}.acme.example/x", secret=new_secret()
+        )
+        notifications.send_test(hook)
+        notifications.send_test(hook)
+
+    with django_assert_max_num_queries(11):
+        response = alice_client.get(PAGE)
+
+    html = response.content.decode()
+    assert html.count('class="card channel"') == 5 and html.count("delivered · HTTP 200") == 10
 
 
 def test_alice_removes_a_channel(alice_client, brand):
