@@ -16,9 +16,14 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The task runner (alerts, notifications, roll-up, spool replay, locking, pruning: docs/alerts.md) runs
+# beside the web server; Ctrl-C stops the server, and the trap stops the runner.
+run: export SITE_URL = http://$(HOST):$(PORT)
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT)
+	@$(BIN)/python manage.py qcluster & worker=$$!; \
+	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker' INT TERM EXIT; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)

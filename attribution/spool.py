@@ -133,6 +133,19 @@ def pending_count(*, brand_id: int | None = None) -> int:
     return sum(1 for p in files if json.loads(p.read_text("utf-8")).get("brand_id") == brand_id)
 
 
+def pending_summary() -> tuple[int, datetime | None]:
+    """How many entries wait for replay, and when the oldest arrived: for background checks (the alert
+    rules), never per page request. Reads one file: names sort in arrival order."""
+    files = _spooled_files(spool_dir())
+    if not files:
+        return 0, None
+    try:
+        oldest = datetime.fromisoformat(json.loads(files[0].read_text("utf-8"))["received_at"])
+    except (OSError, ValueError, KeyError):  # replayed meanwhile, or unreadable: the count still stands
+        oldest = None
+    return len(files), oldest
+
+
 def pending() -> list[SpooledEntry]:
     """Spooled entries in arrival order."""
     entries = []

@@ -1,15 +1,19 @@
-"""`make bench-health`: the health pages at 1,000,000 outcome-log rows against the same pages at 1,000.
+"""`make bench-health`: the health pages at 1,000,000 outcome-log rows against the same pages at 1,000,
+and one evaluation of every alert rule for 1,000 brands.
 
 Fills the outcome log of one brand with 1,000,000 events spread over 90 days (one INSERT ... SELECT
 on PostgreSQL: seconds, not hours; skipped when already there), a second brand with 1,000, rolls
-both up, then times the overview (30 days) and the first events page of each brand in-process
-(median of repeated requests after a warm-up) and prints the ratio large/small.
+both up, then times the overview (30 days), the first events page, the alerts page and an order's
+page of each brand in-process (median of repeated requests after a warm-up) and prints the ratio
+large/small. Then 1,000 brands get a week of hourly history and an hour of events (a tenth of them
+silent for two hours, a tenth with a spike), and the evaluation of every rule is timed.
 """
 
 import os
 import statistics
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,9 +131,13 @@ def main() -> None:
     client = Client(SERVER_NAME="127.0.0.1")
     client.force_login(user)
 
+    add_incidents(large)
+    add_incidents(small)
     pages = [
         ("overview, 30 days", "/health/?brand={}&period=30d"),
         ("events, first page", "/health/events/?brand={}"),
+        ("alerts", "/health/alerts/?brand={}"),
+        ("order page", "/health/orders/ORD-501?brand={}"),
     ]
     print(f"\n{'page':<22} {'1k events ms':>13} {'1M events ms':>13} {'ratio':>7}")
     worst = 0.0
@@ -140,6 +148,114 @@ def main() -> None:
         worst = max(worst, ratio)
         print(f"{label:<22} {small_ms:>13.1f} {large_ms:>13.1f} {ratio:>7.2f}")
     print(f"\nhealth pages at 1M events / at 1k events, worst page: {worst:.2f} (target <= 2)")
+    bench_evaluation()
+
+
+def add_incidents(brand) -> None:
+    """A resolved incident and an open one, with their notifications, as the alerts page shows them."""
+    from django.utils import timezone
+
+    from health.models import Incident, Notification
+
+    if Incident.objects.filter(brand=brand).exists():
+        return
+    now = timezone.now()
+    counts = {"last_order_at": now.isoformat(), "silent_minutes": 75, "usual_orders": 9.5}
+    old = Incident.objects.create(
+        brand=brand,
+        rule="silence",
+        opened_at=now - timedelta(days=3),
+        resolved_at=now - timedelta(days=2),
+        counts=counts,
+    )
+    Incident.objects.create(
+        brand=brand,
+        rule="new_problem",
+        subject="invalid_order_amount",
+        opened_at=now - timedelta(hours=2),
+        counts={"outcome": "invalid_order_amount", "events_24h": 40, "events_last_hour": 3},
+    )
+    Notification.objects.create(incident=old, kind="opened")
+
+
+BRANDS = 1_000
+
+
+def fill_brands() -> list[int]:
+    """1,000 brands, each with 8 days of hourly order counts and 20 events in the last hour; every tenth
+    silent for two hours, every tenth (another one) with half its last hour needing action."""
+    from django.db import connection
+
+    from brands.models import Brand
+
+    existing = list(Brand.objects.filter(name__startswith="Alert bench ").values_list("pk", flat=True))
+    if len(existing) >= BRANDS:
+        print(f"alert bench: {len(existing):,} brands already there")
+        return existing
+    started = time.perf_counter()
+    Brand.objects.bulk_create([Brand(name=f"Alert bench {i:04d}") for i in range(len(existing), BRANDS)])
+    ids = list(
+        Brand.objects.filter(name__startswith="Alert bench ").order_by("pk").values_list("pk", flat=True)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 0")
+        # The hour of "now" is the bench's reference; history stops two hours ago for the silent tenth.
+        cursor.execute(
+            """
+            INSERT INTO health_hourlyoutcomecount (brand_id, hour, endpoint, outcome, is_test, count)
+            SELECT b, date_trunc('hour', now()) - h * interval '1 hour', 'order_confirmation', o, false,
+                   CASE WHEN o = 'tracked' THEN 3 ELSE 9 END
+            FROM unnest(%s::bigint[]) AS b, generate_series(2, 8 * 24) AS h,
+                 unnest(ARRAY['tracked', 'no_attribution']) AS o
+            ON CONFLICT DO NOTHING
+            """,
+            [ids],
+        )
+        cursor.execute(
+            """
+            INSERT INTO health_outcomeevent
+                (brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at,
+                 request_id, key_prefix, request_body, response_body, warnings)
+            SELECT b, 'order_confirmation',
+                   CASE WHEN g %% 2 = 0 AND b %% 10 = 5
+                        THEN 'invalid_order_amount' ELSE 'no_attribution' END,
+                   200, 'AB-' || b || '-' || g, false,
+                   now() - CASE WHEN b %% 10 = 0 THEN interval '2 hours' ELSE interval '0' END
+                         - (g * 3) * interval '1 minute',
+                   now() - interval '2 hours' - (g * 3) * interval '1 minute',
+                   '', '', '{}'::jsonb, '{}'::jsonb, '[]'::jsonb
+            FROM unnest(%s::bigint[]) AS b, generate_series(1, 20) AS g
+            """,
+            [ids],
+        )
+        cursor.execute("RESET statement_timeout")
+        cursor.execute("ANALYZE health_hourlyoutcomecount")
+        cursor.execute("ANALYZE health_outcomeevent")
+    print(f"alert bench: {BRANDS:,} brands with a week of history in {time.perf_counter() - started:.1f}s")
+    return ids
+
+
+def bench_evaluation() -> None:
+    from health.alerts import evaluate
+    from health.models import Incident
+    from health.rollup import roll_up
+
+    fill_brands()
+    roll_up()
+    Incident.objects.filter(brand__name__startswith="Alert bench ").delete()
+    samples = []
+    for run in range(4):
+        started = time.perf_counter()
+        result = evaluate()
+        samples.append(time.perf_counter() - started)
+        print(
+            f"evaluation {run + 1}: {result.brands:,} brands, {len(result.opened)} incidents opened, "
+            f"{len(result.resolved)} resolved, {samples[-1] * 1000:.0f} ms"
+        )
+    print(
+        f"\nevery rule for {result.brands:,} brands: first run (opens the incidents) {samples[0] * 1000:.0f} ms, "
+        f"then median {statistics.median(samples[1:]) * 1000:.0f} ms (target: well under a minute)"
+    )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 from django import forms
 from django.contrib import admin, messages
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 from rest_framework_api_key.admin import APIKeyModelAdmin
 from rest_framework_api_key.models import APIKey
 
@@ -55,18 +57,42 @@ class BrandAdmin(admin.ModelAdmin):
         "attribution_window_days",
         "storefront_handles_orders",
         "created_at",
+        "view_health",
     ]
     list_filter = ["is_active", "storefront_handles_orders"]
     search_fields = ["name", "properties__host"]
     inlines = [PropertyInline, DeveloperKeyInline, MembershipInline]
+    readonly_fields = ["health_pages"]
     fieldsets = [
-        (None, {"fields": ["name", "is_active"]}),
+        (None, {"fields": ["name", "is_active", "health_pages"]}),
         ("Attribution", {"fields": ["attribution_window_days", "storefront_handles_orders"]}),
         (
             "Commission",
             {"fields": ["commission_rate_percent", "returning_commission_rate_percent", "lock_period_days"]},
         ),
     ]
+
+    # The brand's tracking health pages as its users see them (linked by URL name: brands imports no page).
+    HEALTH_PAGES = [
+        ("health:overview", "Overview"),
+        ("health:events", "Events"),
+        ("health:alerts", "Alerts"),
+        ("health:statements", "Statements"),
+    ]
+
+    @admin.display(description="View health")
+    def health_pages(self, obj):
+        if obj.pk is None:
+            return "Available once the brand is saved."
+        return format_html_join(
+            " · ",
+            '<a href="{}?brand={}">{}</a>',
+            ((reverse(name), obj.pk, label) for name, label in self.HEALTH_PAGES),
+        )
+
+    @admin.display(description="health")
+    def view_health(self, obj):
+        return format_html('<a href="{}?brand={}">View health</a>', reverse("health:overview"), obj.pk)
 
 
 @admin.register(Property)

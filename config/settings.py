@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "django_q",
     "brands",
     "attribution",
     "health",
@@ -197,6 +198,39 @@ SPOOL_DIR = env.path("SPOOL_DIR", default=BASE_DIR / "spool")
 # process (and everywhere with REDIS_URL); other processes with the local cache see it after this.
 BRAND_RESOLUTION_CACHE_SECONDS = env.int("BRAND_RESOLUTION_CACHE_SECONDS", default=60)
 
+# Alerts (docs/alerts.md). Mail goes through Django's mail framework: the console in `make run`, an
+# in-memory outbox in tests, SMTP in production (EMAIL_URL=smtp+tls://user:password@host:587).
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Creator attribution <alerts@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# The address the service is reached at, for links in emails and webhooks (no request to build them from).
+SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# Webhook channels are brands' own URLs: in production they may only reach public addresses over HTTPS
+# (health/outbound.py). True lets them reach this machine's loopback over plain HTTP, so a local
+# receiver works in `make run`; private and link-local networks stay refused either way.
+WEBHOOKS_ALLOW_LOCAL = env.bool("WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+
+# The task runner (django-q2, ORM broker: the database is the queue). `manage.py qcluster` runs the
+# schedules of health/tasks.py; two clusters at once never run one scheduled run twice.
+Q_CLUSTER = {
+    "name": "attribution",
+    "orm": "default",
+    "workers": env.int("TASK_WORKERS", default=2),
+    # A task taking longer is stopped. A task that failed, was stopped or whose worker died stays queued
+    # and runs again `retry` seconds later, up to `max_attempts` runs in all.
+    "timeout": 240,
+    "retry": 300,
+    "max_attempts": 3,
+    "ack_failures": False,
+    # After downtime, run a missed schedule once, not once per missed minute.
+    "catch_up": False,
+    # How often an idle worker asks the database for work.
+    "poll": env.float("TASK_POLL_SECONDS", default=1.0),
+    "save_limit": 1000,
+    "label": "Background tasks",
+}
+
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
@@ -229,5 +263,7 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
         "django.utils.autoreload": {"level": "WARNING"},
         "axes": {"level": "WARNING"},
+        # The task runner says every scheduled run at INFO; its results are in the admin instead.
+        "django-q": {"level": "WARNING"},
     },
 }

@@ -6,6 +6,7 @@ first. A brand, event or statement the user may not see is a 404, never an empty
 no brand yet gets the page that says so.
 
 Every page and export is wrapped in `brand_page`; nothing else in health/ filters by the user's brands.
+Pages across brands (the portfolio) are for account managers only and wrapped in `staff_page`.
 """
 
 from collections.abc import Callable
@@ -97,3 +98,17 @@ def brand_page(view=None, *, find: Callable | None = None):
         return wrapper
 
     return decorate(view) if view is not None else decorate
+
+
+def staff_page(view):
+    """Sign-in required, account managers (staff) only; the view is called as `view(request, brands, ...)`
+    with every brand they may see. Anyone else gets a 404, as for a brand they may not see."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_staff:
+            raise Http404("No such page.")
+        return view(request, visible_brands(request.user), *args, **kwargs)
+
+    return wrapper

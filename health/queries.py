@@ -95,6 +95,10 @@ def _snapshot():
         yield
 
 
+# Other readers of counts plus tail (alert evaluation, the portfolio) take the same snapshot.
+consistent_snapshot = _snapshot
+
+
 def outcome_counts(brand: Brand, period: Period) -> list[CountRow]:
     """Exact event counts of `brand` per bucket, endpoint, outcome and namespace in `period`."""
     keys = ("endpoint", "outcome", "is_test")

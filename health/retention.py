@@ -15,8 +15,9 @@ from .models import HourlyOutcomeCount, OutcomeEvent
 from .rollup import roll_up
 
 PRUNE_BATCH_SIZE = 5000
-# The hourly counts only serve the overview's rolling 24 hours.
-HOURLY_KEEP = timedelta(days=2)
+# The hourly counts serve the overview's rolling 24 hours and the alert rules, which compare the same
+# hours of the last 7 days (health.facts).
+HOURLY_KEEP = timedelta(days=9)
 
 
 @dataclass

@@ -3,7 +3,7 @@ templates/base.html's nav."""
 
 from django.urls import path
 
-from . import setup, statements, views
+from . import alert_pages, order_page, portfolio, setup, statements, views
 
 app_name = "health"
 
@@ -16,4 +16,13 @@ urlpatterns = [
     path("statements/", statements.statements, name="statements"),
     path("statements/<int:pk>/", statements.statement, name="statement"),
     path("statements/<int:pk>/export.csv", statements.statement_csv, name="statement_export"),
+    # Alerts, the order page and the portfolio (docs/alerts.md).
+    path("alerts/", alert_pages.alerts, name="alerts"),
+    path("alerts/channels/", alert_pages.add_channel, name="add_channel"),
+    path("alerts/channels/<int:pk>/test/", alert_pages.test_channel, name="test_channel"),
+    path("alerts/channels/<int:pk>/remove/", alert_pages.remove_channel, name="remove_channel"),
+    path("alerts/incidents/<int:pk>/", alert_pages.incident, name="incident"),
+    path("orders/", order_page.order_search, name="order_search"),
+    path("orders/<path:order_id>", order_page.order, name="order"),
+    path("portfolio/", portfolio.portfolio, name="portfolio"),
 ]

@@ -75,3 +75,8 @@ def make_event(now):
         return OutcomeEvent.objects.get(pk=event_id)
 
     return make
+
+
+# Fixtures of the alert tests: a busy brand with a week of history, a webhook receiver thread.
+from tests.health.alerting import busy  # noqa: E402, F401
+from tests.health.receiver import closed_port_url, receiver  # noqa: E402, F401

@@ -113,15 +113,17 @@ def test_it_deletes_by_id_ranges_in_batches(brand, make_event, now, old):
     assert OutcomeEvent.objects.count() == 1
 
 
-def test_hourly_counts_older_than_two_days_go_too(brand, make_event, now, old):
-    make_event(brand, ago=timedelta(days=3), recorded_at=old)
-    make_event(brand, ago=timedelta(hours=5), recorded_at=old)
+def test_hourly_counts_older_than_nine_days_go_too(brand, make_event, now, old):
+    # The alert rules compare the same hours of the 7 days before the last 24 hours.
+    make_event(brand, ago=timedelta(days=10), recorded_at=old)
+    make_event(brand, ago=timedelta(days=8), recorded_at=old)
     roll_up(now=now)
 
     result = prune(before=now - timedelta(days=30), now=now)
 
     assert result.hourly_deleted == 1
     assert HourlyOutcomeCount.objects.count() == 1
+    assert HourlyOutcomeCount.objects.get().hour < now - timedelta(days=7)
 
 
 def test_the_command_ends_with_a_one_line_summary(brand, make_event, now, old, capsys):

@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from health.retention import PRUNE_BATCH_SIZE, prune
+from health.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, prune
 
 
 class Command(BaseCommand):
@@ -26,5 +26,5 @@ class Command(BaseCommand):
             f"Deleted {result.deleted} outcome events received before {cutoff:%Y-%m-%d %H:%M} UTC "
             f"in {result.batches} batches ({result.rolled_up} rolled up first, "
             f"{result.kept_unrolled} too recent to roll up kept); daily counts kept; "
-            f"{result.hourly_deleted} hourly counts older than 2 days deleted."
+            f"{result.hourly_deleted} hourly counts older than {HOURLY_KEEP.days} days deleted."
         )

@@ -1,0 +1,32 @@
+"""The portfolio (/health/portfolio/): every brand on one row for account managers, each linking to that
+brand's pages. Staff only (health.access.staff_page); reads go through health.portfolio_queries."""
+
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_safe
+
+from . import alert_queries, portfolio_queries
+from .access import staff_page
+
+
+@require_safe
+@staff_page
+def portfolio(request, brands):
+    now = timezone.now()
+    query = request.GET.get("q", "").strip()
+    if query:
+        brands = brands.filter(name__icontains=query)
+    rows = portfolio_queries.portfolio(brands, now=now)
+    return render(
+        request,
+        "health/portfolio.html",
+        {
+            "rows": rows,
+            "query": query,
+            "days": portfolio_queries.DAYS,
+            "with_incidents": sum(1 for r in rows if r.open_incidents),
+            "service_incidents": alert_queries.open_service_incidents(),
+            "worker": alert_queries.worker_status(now),
+            "now": now,
+        },
+    )

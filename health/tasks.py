@@ -1,0 +1,99 @@
+"""The background work, run by the task runner (django-q2 with its ORM broker: `manage.py qcluster`), and
+its schedules (docs/operations.md, "Scheduled jobs"). Each task calls the same function as its
+management command, which stays for operators.
+
+The schedules are rows of django-q's Schedule table, visible and editable in the admin; they are created
+when missing after every `migrate` and never overwritten, so an operator's change stays. Two clusters
+never start one scheduled run twice (django-q picks due schedules under SELECT ... FOR UPDATE), and each
+task is safe to run twice at once all the same (a task that outlives the runner's retry is run again).
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+
+from django.utils import timezone
+
+from attribution.billing import lock_due_commissions
+from attribution.replay import replay_all
+
+from . import alerts, notifications
+from .retention import prune
+from .rollup import roll_up
+
+RETENTION = timedelta(days=400)  # longer than the longest period the overview offers (366 days)
+
+
+def evaluate_alerts() -> str:
+    result = alerts.evaluate()
+    if result.skipped:
+        return "Skipped: another evaluation is running."
+    sent = notifications.deliver_due()
+    return (
+        f"Evaluated {result.brands} brands: {len(result.opened)} incidents opened, {len(result.resolved)} "
+        f"resolved; {sent.delivered} notifications delivered, {sent.retrying} to retry, {sent.failed} failed."
+    )
+
+
+def deliver_notifications() -> str:
+    sent = notifications.deliver_due()
+    return f"Attempted {sent.attempted} deliveries: {sent.delivered} delivered, {sent.retrying} to retry, {sent.failed} failed."
+
+
+def roll_up_outcomes() -> str:
+    result = roll_up()
+    return f"Rolled up {result.events} outcome events; watermark at event {result.watermark}."
+
+
+def replay_spool() -> str:
+    summary = replay_all()
+    return f"Replayed {summary.replayed}; {summary.already_done} already replayed, {summary.still_failing} still failing."
+
+
+def lock_commissions() -> str:
+    run = lock_due_commissions(now=timezone.now())
+    return f"Locked {run.locked} commissions onto {len(run.statements)} statements."
+
+
+def prune_outcomes() -> str:
+    result = prune(before=timezone.now() - RETENTION)
+    return f"Deleted {result.deleted} outcome events; {result.hourly_deleted} hourly counts."
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    func: str
+    minutes: int | None = None  # every N minutes; None: daily at `daily_at` (UTC)
+    daily_at: time | None = None
+
+
+SCHEDULES = [
+    Plan("Evaluate alert rules and notify", "health.tasks.evaluate_alerts", minutes=1),
+    Plan("Retry notification deliveries", "health.tasks.deliver_notifications", minutes=1),
+    Plan("Roll up the outcome log", "health.tasks.roll_up_outcomes", minutes=1),
+    Plan("Replay the spool", "health.tasks.replay_spool", minutes=1),
+    Plan("Lock commissions", "health.tasks.lock_commissions", minutes=5),
+    Plan("Prune the outcome log (400 days)", "health.tasks.prune_outcomes", daily_at=time(3, 30)),
+]
+
+
+def ensure_schedules(*, now: datetime | None = None) -> int:
+    """Create the schedules that are missing (by name); returns how many were created."""
+    from django_q.models import Schedule  # the app registry is ready only once migrations ran
+
+    now = now or timezone.now()
+    created = 0
+    for plan in SCHEDULES:
+        if plan.minutes:
+            defaults = {"schedule_type": Schedule.MINUTES, "minutes": plan.minutes, "next_run": now}
+        else:
+            first = datetime.combine(now.astimezone(UTC).date(), plan.daily_at, tzinfo=UTC)
+            defaults = {
+                "schedule_type": Schedule.DAILY,
+                "next_run": first if first > now else first + timedelta(days=1),
+            }
+        _, made = Schedule.objects.get_or_create(
+            name=plan.name, defaults={"func": plan.func, "repeats": -1, **defaults}
+        )
+        created += made
+    return created
