@@ -7,7 +7,7 @@ Decimal and per currency: amounts of different currencies are never added up.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet, Sum
@@ -276,24 +276,26 @@ CSV_HEADER = [
     "adjusted_at",
     "paid_on_statement",
     "request_id",
+    "time_zone",
 ]
 
 
-def _iso(value: datetime | None) -> str:
-    return value.isoformat() if value else ""
-
-
-def csv_lines(statement: Statement) -> Iterator[str]:
+def csv_lines(statement: Statement, *, zone: tzinfo = UTC) -> Iterator[str]:
     """Every commission and adjustment behind a statement, one CSV row each, streamed.
 
     Totals are not rows: a spreadsheet sums `amount` per currency, and never across currencies. Text a
     brand or a caller chose is guarded against formula injection; amounts stay numbers (negative ones too).
+    Times are in `zone` with their UTC offset, and the zone is named in the last column.
     """
-    return stream(CSV_HEADER, _csv_rows(statement))
+    return stream(CSV_HEADER, _csv_rows(statement, zone))
 
 
-def _csv_rows(statement: Statement) -> Iterator[list]:
+def _csv_rows(statement: Statement, zone: tzinfo) -> Iterator[list]:
     month = f"{statement.month:%Y-%m}"
+
+    def _iso(value: datetime | None) -> str:
+        return value.astimezone(zone).isoformat() if value else ""
+
     for commission in statement_commissions(statement).iterator(chunk_size=2000):
         yield (
             [
@@ -310,6 +312,7 @@ def _csv_rows(statement: Statement) -> Iterator[list]:
                 "",
                 "",
                 "",
+                str(zone),
             ]
         )
     for adjustment in statement_adjustments(statement).iterator(chunk_size=2000):
@@ -329,6 +332,7 @@ def _csv_rows(statement: Statement) -> Iterator[list]:
                 _iso(adjustment.created_at),
                 f"{commission.statement.month:%Y-%m}" if commission.statement else "",
                 safe_cell(adjustment.request_id),
+                str(zone),
             ]
         )
 
