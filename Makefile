@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make run RESET=1`: new demo developer keys (by default the keys in demo-world.json keep working).
+RESET ?=
 
 .PHONY: install run test bench bench-health clean
 
@@ -21,7 +23,7 @@ install: $(STAMP)
 run: export SITE_URL = http://$(HOST):$(PORT)
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v0
-	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT)
+	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT) $(if $(RESET),--reset)
 	@$(BIN)/python manage.py qcluster & worker=$$!; \
 	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker' INT TERM EXIT; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)

@@ -11,6 +11,8 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from config.lib.admin import saved_time
+
 from . import billing, selectors
 from .models import Adjustment, AmountChange, Click, Commission, CreatorLink, Order, Statement
 from .money import in_minor_units
@@ -25,11 +27,15 @@ class CreatorLinkAdmin(admin.ModelAdmin):
     list_select_related = ["brand", "creator", "discount_code"]
     search_fields = ["code", "creator__name", "destination_url", "brand__name"]
     autocomplete_fields = ["brand", "creator", "discount_code"]
-    readonly_fields = ["created_at"]
+    readonly_fields = ["created"]
     date_hierarchy = "created_at"
-    fields = ["brand", "creator", "code", "destination_url", "discount_code", "is_active", "created_at"]
+    fields = ["brand", "creator", "code", "destination_url", "discount_code", "is_active", "created"]
     # A destination typed without a scheme is a brand's https page, never http.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    @admin.display(description="created at")
+    def created(self, obj):
+        return saved_time(obj.created_at if obj else None, obj)
 
     @admin.display(description="link")
     def short_link(self, obj):
@@ -322,7 +328,8 @@ class StatementAdmin(ReadOnlyAdmin):
         if statement is None or not self.has_view_permission(request, statement):
             raise Http404("No such statement.")
         response = StreamingHttpResponse(
-            selectors.csv_lines(statement), content_type="text/csv; charset=utf-8"
+            selectors.csv_lines(statement, zone=timezone.get_current_timezone()),
+            content_type="text/csv; charset=utf-8",
         )
         response["Content-Disposition"] = f'attachment; filename="{selectors.csv_filename(statement)}"'
         return response

@@ -4,7 +4,7 @@ one table of fix sentences ("Fix: ..."). Services pick a code and a sentence fro
 writes a user-facing sentence. No database here.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 
@@ -60,7 +60,7 @@ class OutcomeInfo:
 _SERVICE_SIDE = "Nothing to change on your side: the event was kept and will be processed."
 
 OUTCOMES: dict[Outcome, OutcomeInfo] = {
-    Outcome.TRACKED: OutcomeInfo(200, "Attributed: commission created or changed"),
+    Outcome.TRACKED: OutcomeInfo(200, "Attributed: a commission was created"),
     Outcome.NO_ATTRIBUTION: OutcomeInfo(
         200, "Direct order, nothing to attribute (expected for most traffic)"
     ),
@@ -152,8 +152,31 @@ assert set(OUTCOMES) == set(Outcome), "every outcome needs its status, label and
 RECORDED = [outcome for outcome in Outcome if OUTCOMES[outcome].recorded]
 
 
-def info(outcome: Outcome) -> OutcomeInfo:
-    return OUTCOMES[outcome]
+# Where an outcome means something else on cancel or update than on an order confirmation, by endpoint
+# (the outcome log's endpoint values): a tracked cancel cancelled a commission, it attributed nothing.
+# Only the label and the fix differ; status and grouping stay the outcome's.
+BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
+    (Outcome.TRACKED, "cancel"): {"label": "Cancelled: the order's commission was cancelled"},
+    (Outcome.TRACKED, "update"): {"label": "Updated: the commission follows the new total"},
+    (Outcome.ALREADY_CANCELLED, "update"): {
+        "label": "Commission is cancelled; the new total was not applied"
+    },
+    (Outcome.INVALID_ORDER_AMOUNT, "update"): {
+        "label": "New order amount missing or not a usable number",
+        "fix": "Send new_order_amount as a plain number of 0 or more without symbols or markup, such as 49.90.",
+    },
+}
+
+
+def info(outcome: Outcome | str, endpoint: str = "") -> OutcomeInfo | None:
+    """The status, label and fix of `outcome` as `endpoint` answered it; None for a code this service
+    never gives (an old row)."""
+    try:
+        outcome = Outcome(outcome)
+    except ValueError:
+        return None
+    overrides = BY_ENDPOINT.get((outcome, str(endpoint)))
+    return replace(OUTCOMES[outcome], **overrides) if overrides else OUTCOMES[outcome]
 
 
 # --- what each answer says -------------------------------------------------------------------------
@@ -192,6 +215,8 @@ TEXTS: dict[str, str] = {
     "as stored (no quotes, no URL encoding, no cookie name).",
     "order.unreadable_return_window": "returnWindowClosesAt {problem}; the order was kept without it. "
     "Send ISO 8601 such as 2026-12-24T00:00:00Z or Unix epoch seconds.",
+    # added to any answer whose event carries a warning
+    "answer.warning": " Warning: {warning}",
     "order.tracked": "Order attributed; a commission was created.",
     "order.no_attribution": "Order recorded; it matched no click, discount code or known shopper.",
     "order.shopify_handoff": "Order recorded and handed off to your storefront-platform integration.",
@@ -296,7 +321,9 @@ class Result:
         return self.http_status < 400
 
     def body(self) -> dict:
-        return envelope(success=self.success, outcome=str(self.outcome), text=self.text, **(self.data or {}))
+        # A warning is said in the answer too, so the caller learns of it without the health pages.
+        text = self.text + "".join(say("answer.warning", warning=warning) for warning in self.warnings)
+        return envelope(success=self.success, outcome=str(self.outcome), text=text, **(self.data or {}))
 
 
 def envelope(*, success: bool, outcome: str, text: str, **extra) -> dict:

@@ -7,7 +7,7 @@ Decimal and per currency: amounts of different currencies are never added up.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet, Sum
@@ -276,36 +276,38 @@ CSV_HEADER = [
     "adjusted_at",
     "paid_on_statement",
     "request_id",
+    "time_zone",
 ]
 
 
-def _iso(value: datetime | None) -> str:
-    return value.isoformat() if value else ""
-
-
-def csv_lines(statement: Statement) -> Iterator[str]:
+def csv_lines(statement: Statement, *, zone: tzinfo = UTC) -> Iterator[str]:
     """Every commission and adjustment behind a statement, one CSV row each, streamed.
 
     Totals are not rows: a spreadsheet sums `amount` per currency, and never across currencies. Text a
     brand or a caller chose is guarded against formula injection; amounts stay numbers (negative ones too).
+    Times are in `zone` with their UTC offset, and the zone is named in the last column.
     """
-    return stream(CSV_HEADER, _csv_rows(statement))
+    return stream(CSV_HEADER, _csv_rows(statement, zone))
 
 
-def _csv_rows(statement: Statement) -> Iterator[list]:
+def _csv_rows(statement: Statement, zone: tzinfo) -> Iterator[list]:
     month = f"{statement.month:%Y-%m}"
     for commission in statement_commissions(statement).iterator(chunk_size=2000):
-        yield _csv_row(month, commission, in_minor_units(commission.billed, commission.currency))
+        yield _csv_row(month, zone, commission, in_minor_units(commission.billed, commission.currency))
     for adjustment in statement_adjustments(statement).iterator(chunk_size=2000):
-        yield _csv_row(
-            month, adjustment.commission, in_minor_units(adjustment.amount, adjustment.currency), adjustment
-        )
+        amount = in_minor_units(adjustment.amount, adjustment.currency)
+        yield _csv_row(month, zone, adjustment.commission, amount, adjustment)
 
 
 def _csv_row(
-    month: str, commission: Commission, amount: Decimal, adjustment: Adjustment | None = None
+    month: str, zone: tzinfo, commission: Commission, amount: Decimal, adjustment: Adjustment | None = None
 ) -> list:
-    """One line of CSV_HEADER: a commission as billed, or an adjustment carried to the statement."""
+    """One line of CSV_HEADER: a commission as billed, or an adjustment carried to the statement; times in
+    `zone` with their offset."""
+
+    def iso(value: datetime | None) -> str:
+        return value.astimezone(zone).isoformat() if value else ""
+
     billed_on = commission.statement if adjustment is not None else None
     return [
         month,
@@ -315,12 +317,13 @@ def _csv_row(
         commission.currency,
         amount,
         commission.state,
-        _iso(commission.locked_at),
-        _iso(commission.paid_at),
+        iso(commission.locked_at),
+        iso(commission.paid_at),
         adjustment.reason if adjustment is not None else "",
-        _iso(adjustment.created_at) if adjustment is not None else "",
+        iso(adjustment.created_at) if adjustment is not None else "",
         f"{billed_on.month:%Y-%m}" if billed_on is not None else "",
         safe_cell(adjustment.request_id) if adjustment is not None else "",
+        str(zone),
     ]
 
 

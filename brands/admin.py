@@ -2,24 +2,61 @@
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.forms.models import BaseInlineFormSet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from rest_framework_api_key.admin import APIKeyModelAdmin
 from rest_framework_api_key.models import APIKey
 
+from config.lib.admin import saved_time
+
 from .hosts import hash_email
-from .models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+from .models import (
+    Brand,
+    BrandMembership,
+    Creator,
+    DeveloperKey,
+    DiscountCode,
+    KnownShopper,
+    Property,
+    UserSettings,
+)
 
 # The library registers its own key model; ours carries the brand, so only ours is shown.
 admin.site.unregister(APIKey)
 
 
+def key_status(key: DeveloperKey) -> str:
+    # Words, not the admin's boolean icons: a green tick beside "revoked" read as "fine".
+    if not key.revoked:
+        return "active"
+    return f"revoked {timezone.localtime(key.revoked_at):%Y-%m-%d}" if key.revoked_at else "revoked"
+
+
+class OnePrimaryFormSet(BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        marked = [
+            form
+            for form in self.forms
+            if form.cleaned_data.get("is_primary") and not form.cleaned_data.get("DELETE")
+        ]
+        if len(marked) > 1:
+            raise ValidationError("Mark at most one property as primary.")
+
+
 class PropertyInline(admin.TabularInline):
     model = Property
+    formset = OnePrimaryFormSet
     extra = 1
-    fields = ["host", "registrable_domain", "created_at"]
-    readonly_fields = ["registrable_domain", "created_at"]
+    fields = ["host", "is_primary", "registrable_domain", "created"]
+    readonly_fields = ["registrable_domain", "created"]
+
+    @admin.display(description="created at")
+    def created(self, obj):
+        return saved_time(obj.created_at if obj else None, obj)
 
 
 class DeveloperKeyInline(admin.TabularInline):
@@ -35,10 +72,7 @@ class DeveloperKeyInline(admin.TabularInline):
 
     @admin.display(description="status")
     def status(self, obj):
-        # Words, not the admin's boolean icons: a green tick beside "revoked" read as "fine".
-        if not obj.revoked:
-            return "active"
-        return f"revoked {obj.revoked_at:%Y-%m-%d}" if obj.revoked_at else "revoked"
+        return key_status(obj)
 
 
 class MembershipInline(admin.TabularInline):
@@ -97,7 +131,7 @@ class BrandAdmin(admin.ModelAdmin):
 
 @admin.register(Property)
 class PropertyAdmin(admin.ModelAdmin):
-    list_display = ["host", "brand", "registrable_domain", "created_at"]
+    list_display = ["host", "brand", "is_primary", "registrable_domain", "created_at"]
     list_filter = ["brand"]
     list_select_related = ["brand"]
     search_fields = ["host", "registrable_domain", "brand__name"]
@@ -109,7 +143,7 @@ class PropertyAdmin(admin.ModelAdmin):
 class DeveloperKeyAdmin(APIKeyModelAdmin):
     """Issue keys (the full key is shown once, in a message) and revoke them."""
 
-    list_display = ["prefix", "name", "brand", "revoked", "last_used_at", "created", "revoked_at"]
+    list_display = ["prefix", "name", "brand", "status", "last_used_at", "created", "revoked_at"]
     list_filter = ["revoked", "brand", "created"]
     list_select_related = ["brand"]
     search_fields = ["prefix", "name", "brand__name"]
@@ -124,6 +158,10 @@ class DeveloperKeyAdmin(APIKeyModelAdmin):
         if change and obj.revoked and obj.revoked_at is None:
             obj.revoked_at = timezone.now()
         super().save_model(request, obj, form, change)
+
+    @admin.display(description="status", ordering="revoked")
+    def status(self, obj):
+        return key_status(obj)
 
     @admin.action(description="Revoke selected keys (cannot be undone)")
     def revoke_keys(self, request, queryset):
@@ -150,11 +188,16 @@ class CreatorAdmin(admin.ModelAdmin):
 
 @admin.register(DiscountCode)
 class DiscountCodeAdmin(admin.ModelAdmin):
-    list_display = ["code", "brand", "creator", "is_blacklisted", "created_at"]
+    list_display = ["code", "brand", "creator", "tracking", "created_at"]
     list_filter = ["is_blacklisted", "brand"]
     list_select_related = ["brand", "creator"]
     search_fields = ["code", "creator__name", "brand__name"]
     autocomplete_fields = ["brand", "creator"]
+
+    @admin.display(description="tracking", ordering="is_blacklisted")
+    def tracking(self, obj):
+        # Words, as for keys: a green tick beside "blacklisted" read as "fine".
+        return "excluded (blacklisted)" if obj.is_blacklisted else "tracked"
 
 
 class KnownShopperForm(forms.ModelForm):
@@ -219,3 +262,13 @@ class BrandMembershipAdmin(admin.ModelAdmin):
     search_fields = ["user__username", "user__email", "brand__name"]
     raw_id_fields = ["user"]
     autocomplete_fields = ["brand"]
+
+
+@admin.register(UserSettings)
+class UserSettingsAdmin(admin.ModelAdmin):
+    """Users pick their own zone at /health/account/; a change here applies from their next sign-in."""
+
+    list_display = ["user", "time_zone"]
+    list_select_related = ["user"]
+    search_fields = ["user__username", "time_zone"]
+    raw_id_fields = ["user"]

@@ -6,4 +6,7 @@ class BrandsConfig(AppConfig):
     verbose_name = "Brands"
 
     def ready(self):
-        from . import signals  # noqa: F401  (cache invalidation on edits)
+        from . import (
+            signals,  # noqa: F401  (cache invalidation on edits)
+            timezones,  # noqa: F401  (the user's zone put in the session at sign-in)
+        )

@@ -1,16 +1,19 @@
 """Brands and what account managers register for them: properties, developer keys, creators,
-discount codes, known shoppers and the users who may read a brand's health pages.
+discount codes, known shoppers and the users who may read a brand's health pages, with each user's
+own settings (the time zone pages show times in).
 
 Every table that holds a brand's data carries `brand` and its uniqueness rules include it, so the
 data can later be partitioned or sharded by brand.
 """
 
 from decimal import Decimal
+from functools import lru_cache
+from zoneinfo import available_timezones
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -84,6 +87,10 @@ class Brand(models.Model):
             return self.returning_commission_rate_percent
         return self.commission_rate_percent
 
+    def primary_property(self) -> "Property | None":
+        """The property marked primary, else the oldest one (the first registered), else None."""
+        return self.properties.order_by("-is_primary", "created_at", "id").first()
+
 
 class Property(models.Model):
     """A host (storefront domain) registered to a brand."""
@@ -95,6 +102,12 @@ class Property(models.Model):
         help_text="Host name such as shop.example.com; lower-cased, without www., port or path.",
     )
     registrable_domain = models.CharField(max_length=253, editable=False)
+    is_primary = models.BooleanField(
+        "primary",
+        default=False,
+        help_text="The brand's main storefront: the setup page sends test orders from it. "
+        "At most one per brand; marking one unmarks the other.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -103,6 +116,14 @@ class Property(models.Model):
         indexes = [
             # Resolution of a host that is not a property: which brand owns its registrable domain.
             models.Index(fields=["registrable_domain"], name="property_registrable_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["brand"],
+                condition=models.Q(is_primary=True),
+                name="property_one_primary_per_brand",
+                violation_error_message="The brand already has a primary property.",
+            ),
         ]
 
     def __str__(self):
@@ -120,10 +141,21 @@ class Property(models.Model):
             )
         self.host = host
 
+    def validate_constraints(self, exclude=None):
+        # Marking a property primary is always valid: save() unmarks the brand's other one.
+        super().validate_constraints(exclude={*(exclude or ()), "is_primary"})
+
     def save(self, *args, **kwargs):
         self.host = normalize_host(self.host) or self.host
         self.registrable_domain = registrable_domain(self.host)
-        super().save(*args, **kwargs)
+        with transaction.atomic():
+            if self.is_primary:
+                # Marking one property primary unmarks the brand's other one, first: the constraint
+                # allows one at every moment.
+                Property.objects.filter(brand_id=self.brand_id, is_primary=True).exclude(pk=self.pk).update(
+                    is_primary=False
+                )
+            super().save(*args, **kwargs)
 
 
 class DeveloperKeyManager(BaseAPIKeyManager):
@@ -283,6 +315,46 @@ class BrandMembership(models.Model):
 
     def __str__(self):
         return f"{self.user} @ {self.brand}"
+
+
+@lru_cache(maxsize=1)
+def time_zone_names() -> frozenset[str]:
+    """The zones a user may pick: UTC and the Region/City names of the IANA database."""
+    regional = {
+        name
+        for name in available_timezones()
+        if "/" in name and not name.startswith(("Etc/", "posix/", "right/", "SystemV/"))
+    }
+    return frozenset({"UTC", *regional})
+
+
+def validate_time_zone(name: str) -> None:
+    if name not in time_zone_names():
+        raise ValidationError(f"{name!r} is not a time zone name such as Europe/Berlin.")
+
+
+class UserSettings(models.Model):
+    """What a user picks for herself: the time zone every page and CSV export shows times in (brands.timezones).
+
+    One row per user, made when she first picks; without one she sees UTC.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="page_settings"
+    )
+    time_zone = models.CharField(
+        max_length=64,
+        default="UTC",
+        validators=[validate_time_zone],
+        help_text="An IANA time zone name such as Europe/Berlin; times on the pages and in CSV files use it.",
+    )
+
+    class Meta:
+        verbose_name = "user settings"
+        verbose_name_plural = "user settings"
+
+    def __str__(self):
+        return f"{self.user}: {self.time_zone}"
 
 
 def brands_visible_to(user):

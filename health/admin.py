@@ -115,7 +115,7 @@ def _brand_link(brand):
 @admin.register(OutcomeEvent)
 class OutcomeEventAdmin(ReadOnlyAdmin):
     list_display = ["received_at", "brand_link", "endpoint", "outcome", "http_status", "order_id", "is_test"]
-    list_filter = ["brand", "endpoint", OutcomeFilter, "is_test", "received_at"]
+    list_filter = ["brand", "endpoint", OutcomeFilter, "is_test", "has_warnings", "received_at"]
     list_select_related = ["brand"]
     date_hierarchy = "received_at"
     # Exact and case-sensitive, like order ids themselves: served by the order id index
@@ -140,6 +140,7 @@ class OutcomeEventAdmin(ReadOnlyAdmin):
         "key_prefix",
         "request_body",
         "response_body",
+        "has_warnings",
         "warnings",
     ]
     readonly_fields = fields

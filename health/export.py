@@ -1,7 +1,11 @@
-"""CSV export of the events list, produced row by row so a large export never sits in memory."""
+"""CSV export of the events list, produced row by row so a large export never sits in memory.
+
+Times are in the reader's time zone, with their UTC offset, and the zone is named in its own column.
+"""
 
 import json
 from collections.abc import Iterable, Iterator
+from datetime import tzinfo
 
 from config.lib.csvfiles import safe_cell, stream
 
@@ -18,15 +22,16 @@ HEADER = [
     "event_id",
     "request_id",
     "warnings",
+    "time_zone",
 ]
 
 
-def _line(row: dict) -> list:
-    info = info_of(row["outcome"])
+def _line(row: dict, zone: tzinfo) -> list:
+    info = info_of(row["outcome"], row["endpoint"])
     return [
         safe_cell(value)
         for value in (
-            row["received_at"].isoformat(),
+            row["received_at"].astimezone(zone).isoformat(),
             row["endpoint"],
             row["order_id"],
             row["outcome"],
@@ -36,9 +41,10 @@ def _line(row: dict) -> list:
             row["id"],
             row["request_id"],
             json.dumps(row["warnings"], ensure_ascii=False) if row["warnings"] else "",
+            str(zone),
         )
     ]
 
 
-def csv_lines(rows: Iterable[dict]) -> Iterator[str]:
-    return stream(HEADER, (_line(row) for row in rows))
+def csv_lines(rows: Iterable[dict], *, zone: tzinfo) -> Iterator[str]:
+    return stream(HEADER, (_line(row, zone) for row in rows))

@@ -1,11 +1,12 @@
-"""Query-string forms of the health pages: the overview's period and the events list's filters."""
+"""Forms of the health pages: the overview's period, the events list's filters and the user's time zone."""
 
 from datetime import UTC, date, datetime, timedelta
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
-from attribution.outcomes import RECORDED
+from attribution.outcomes import OUTCOMES, RECORDED
+from brands.timezones import time_zones
 
 from .models import Endpoint
 from .queries import EventFilters, Period, days_period, rolling_24h
@@ -81,7 +82,8 @@ class PeriodForm(_FromToForm):
 
 class EventFilterForm(_FromToForm):
     outcome = forms.ChoiceField(
-        required=False, choices=[("", "Any outcome")] + [(o.value, o.value) for o in RECORDED]
+        required=False,
+        choices=[("", "Any outcome")] + [(o.value, f"{o.value}: {OUTCOMES[o].label}") for o in RECORDED],
     )
     endpoint = forms.ChoiceField(required=False, choices=[("", "Any endpoint")] + Endpoint.choices)
     ns = forms.ChoiceField(
@@ -89,9 +91,17 @@ class EventFilterForm(_FromToForm):
         label="Namespace",
         choices=[("", "Live and test"), ("live", "Live only"), ("test", "Test only")],
     )
-    order_id = forms.CharField(required=False, max_length=255, label="Order id", strip=True)
+    order_id = forms.CharField(
+        required=False,
+        max_length=255,
+        label="Order id starts with",
+        strip=True,
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off", "spellcheck": "false"}),
+    )
+    action = forms.BooleanField(required=False, label="Needs your action")
+    warnings = forms.BooleanField(required=False, label="Has warnings")
 
-    field_order = ["order_id", "outcome", "endpoint", "ns", "from", "to"]
+    field_order = ["order_id", "outcome", "endpoint", "ns", "from", "to", "action", "warnings"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -106,8 +116,21 @@ class EventFilterForm(_FromToForm):
             date_from=data.get("from"),
             date_to=data.get("to"),
             order_id=data.get("order_id") or "",
+            needs_action=bool(data.get("action")),
+            has_warnings=bool(data.get("warnings")),
         )
 
     @property
     def is_filtered(self) -> bool:
         return self.is_valid() and self.get_filters() != EventFilters()
+
+
+class TimeZoneForm(forms.Form):
+    time_zone = forms.ChoiceField(
+        label="Time zone",
+        help_text="Times on every page and in CSV exports are shown in this zone.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [(name, name.replace("_", " ")) for name in time_zones()]

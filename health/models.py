@@ -36,6 +36,8 @@ class OutcomeEvent(models.Model):
     request_body = models.JSONField(null=True, blank=True)  # redacted: no email, no key
     response_body = models.JSONField(null=True, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    # Whether `warnings` is non-empty, kept as a column so filters and counts need no JSON in SQL.
+    has_warnings = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
@@ -48,8 +50,19 @@ class OutcomeEvent(models.Model):
             models.Index(fields=["brand", "outcome", "-received_at"], name="outcome_brand_outcome_idx"),
             # Health events list filtered by endpoint, and "last cancel/update" on the overview.
             models.Index(fields=["brand", "endpoint", "-received_at"], name="outcome_brand_endpoint_idx"),
-            # Search on order id within a brand.
-            models.Index(fields=["brand", "order_id"], name="outcome_brand_order_idx"),
+            # Order id search within a brand: exact, and by prefix (LIKE 'abc%'), which on PostgreSQL
+            # needs the pattern operator class (any collation); it serves equality as well.
+            models.Index(
+                fields=["brand", "order_id"],
+                name="outcome_brand_order_prefix_idx",
+                opclasses=["int8_ops", "varchar_pattern_ops"],
+            ),
+            # Health events list filtered to events with warnings: the few such rows, newest first.
+            models.Index(
+                fields=["brand", "-received_at", "-id"],
+                name="outcome_brand_warned_idx",
+                condition=models.Q(has_warnings=True),
+            ),
             # Admin search by order id across brands (account managers rarely know the brand's id first).
             models.Index(fields=["order_id"], name="outcome_order_idx"),
             # Join from an amount change to its request.
@@ -71,6 +84,7 @@ class DailyOutcomeCount(models.Model):
     outcome = models.CharField(max_length=32)
     is_test = models.BooleanField(default=False)
     count = models.PositiveIntegerField(default=0)
+    warned = models.PositiveIntegerField(default=0)  # how many of `count` carry a warning
 
     class Meta:
         constraints = [
@@ -94,6 +108,7 @@ class HourlyOutcomeCount(models.Model):
     outcome = models.CharField(max_length=32)
     is_test = models.BooleanField(default=False)
     count = models.PositiveIntegerField(default=0)
+    warned = models.PositiveIntegerField(default=0)  # how many of `count` carry a warning
 
     class Meta:
         constraints = [

@@ -15,7 +15,7 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate, TruncHour
 
 from attribution.models import Commission
-from attribution.outcomes import Outcome
+from attribution.outcomes import OUTCOMES, Outcome
 from brands.models import Brand
 
 from .models import DailyOutcomeCount, Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
@@ -76,6 +76,7 @@ class CountRow:
     outcome: str
     is_test: bool
     count: int
+    warned: int = 0  # how many of `count` carry a warning
 
 
 @contextmanager
@@ -110,12 +111,12 @@ def outcome_counts(brand: Brand, period: Period) -> list[CountRow]:
         if period.by_hour:
             rolled = HourlyOutcomeCount.objects.filter(
                 brand=brand, hour__gte=period.start, hour__lt=period.end
-            ).values(*keys, "count", bucket=F("hour"))
+            ).values(*keys, "count", "warned", bucket=F("hour"))
             trunc = TruncHour("received_at", tzinfo=UTC)
         else:
             rolled = DailyOutcomeCount.objects.filter(
                 brand=brand, day__gte=period.first_day, day__lte=period.last_day
-            ).values(*keys, "count", bucket=F("day"))
+            ).values(*keys, "count", "warned", bucket=F("day"))
             trunc = TruncDate("received_at", tzinfo=UTC)
         rolled = list(rolled)
         # Served by the primary key: only the events the roll-up has not reached yet.
@@ -126,10 +127,11 @@ def outcome_counts(brand: Brand, period: Period) -> list[CountRow]:
             .order_by()
             .annotate(bucket=trunc)
             .values("bucket", *keys)
-            .annotate(count=Count("id"))
+            .annotate(count=Count("id"), warned=Count("id", filter=Q(has_warnings=True)))
         )
     return [
-        CountRow(r["bucket"], r["endpoint"], r["outcome"], r["is_test"], r["count"]) for r in rolled + tail
+        CountRow(r["bucket"], r["endpoint"], r["outcome"], r["is_test"], r["count"], r["warned"])
+        for r in rolled + tail
     ]
 
 
@@ -198,17 +200,26 @@ class EventFilters:
     namespace: str = ""  # "", "live" or "test"
     date_from: date | None = None
     date_to: date | None = None
-    order_id: str = ""
+    order_id: str = ""  # the start of the order id (an exact id matches too)
+    needs_action: bool = False  # only outcomes with a fix for the brand
+    has_warnings: bool = False
 
 
-LIST_FIELDS = ("id", "received_at", "endpoint", "order_id", "outcome", "http_status", "is_test")
+LIST_FIELDS = ("id", "received_at", "endpoint", "order_id", "outcome", "http_status", "is_test", "has_warnings")
+# The outcomes the brand can fix, as the overview's "Needs your action" lists them.
+NEEDS_ACTION = [outcome.value for outcome, info in OUTCOMES.items() if info.recorded and info.needs_action]
 
 
 def events(brand: Brand, filters: EventFilters):
     """The brand's events matching `filters`, newest first (ties broken by id)."""
     qs = OutcomeEvent.objects.filter(brand=brand)
     if filters.order_id:
-        qs = qs.filter(order_id=filters.order_id)  # exact: the (brand, order_id) index
+        # LIKE 'abc%': the (brand, order_id) index with its pattern operator class.
+        qs = qs.filter(order_id__startswith=filters.order_id)
+    if filters.has_warnings:
+        qs = qs.filter(has_warnings=True)  # the partial index of warned events
+    if filters.needs_action:
+        qs = qs.filter(outcome__in=NEEDS_ACTION)
     if filters.outcome:
         qs = qs.filter(outcome=filters.outcome)
     if filters.endpoint:

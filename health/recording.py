@@ -140,4 +140,5 @@ def record(event: EventRecord) -> int:
         request_body=event.request_body,
         response_body=event.response_body,
         warnings=event.warnings,
+        has_warnings=bool(event.warnings),
     )

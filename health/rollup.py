@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import Count, Min
+from django.db.models import Count, Min, Q
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
@@ -102,12 +102,11 @@ def _fold(start: int, upper: int) -> int:
     """Add the events with ids in (start, upper] to the counts; return how many were counted."""
     events = OutcomeEvent.objects.filter(id__gt=start, id__lte=upper, brand__isnull=False).order_by()
     keys = ("brand_id", "bucket", "endpoint", "outcome", "is_test")
+    counts = {"n": Count("id"), "warned": Count("id", filter=Q(has_warnings=True))}
     daily = list(
-        events.annotate(bucket=TruncDate("received_at", tzinfo=UTC)).values(*keys).annotate(n=Count("id"))
+        events.annotate(bucket=TruncDate("received_at", tzinfo=UTC)).values(*keys).annotate(**counts)
     )
-    hourly = (
-        events.annotate(bucket=TruncHour("received_at", tzinfo=UTC)).values(*keys).annotate(n=Count("id"))
-    )
+    hourly = events.annotate(bucket=TruncHour("received_at", tzinfo=UTC)).values(*keys).annotate(**counts)
     _upsert(DailyOutcomeCount, "day", [_row(r, connection.ops.adapt_datefield_value) for r in daily])
     _upsert(HourlyOutcomeCount, "hour", [_row(r, connection.ops.adapt_datetimefield_value) for r in hourly])
     return sum(group["n"] for group in daily)
@@ -121,6 +120,7 @@ def _row(group: dict, adapt) -> tuple:
         group["outcome"],
         group["is_test"],
         group["n"],
+        group["warned"],
     )
 
 
@@ -130,14 +130,15 @@ def _upsert(model, bucket_column: str, rows: list[tuple]) -> None:
         return
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
-    columns = ["brand_id", bucket_column, "endpoint", "outcome", "is_test", "count"]
-    key = ", ".join(qn(c) for c in columns[:-1])
+    columns = ["brand_id", bucket_column, "endpoint", "outcome", "is_test", "count", "warned"]
+    key = ", ".join(qn(c) for c in columns[:-2])
+    added = ", ".join(f"{qn(c)} = {table}.{qn(c)} + EXCLUDED.{qn(c)}" for c in columns[-2:])
     for i in range(0, len(rows), _UPSERT_ROWS_PER_STATEMENT):
         chunk = rows[i : i + _UPSERT_ROWS_PER_STATEMENT]
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(chunk))
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
         sql = (
             f"INSERT INTO {table} ({', '.join(qn(c) for c in columns)}) VALUES {values} "
-            f"ON CONFLICT ({key}) DO UPDATE SET {qn('count')} = {table}.{qn('count')} + EXCLUDED.{qn('count')}"
+            f"ON CONFLICT ({key}) DO UPDATE SET {added}"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, [value for row in chunk for value in row])

@@ -86,12 +86,26 @@ def _absolute_static(request, path: str) -> str:
     return request.build_absolute_uri("/" + static.lstrip("/") + path)
 
 
+def _form(request, brand: Brand, hosts: list[str]) -> TestOrderForm:
+    """The test order form: as posted; after a send, with the values just sent (they ride along in the
+    redirect's query string, so a second try needs no retyping); otherwise from the primary property."""
+    if request.method == "POST":
+        return TestOrderForm(request.POST, hosts=hosts)
+    primary = brand.primary_property()
+    initial = {"host": primary.host if primary else None}
+    if "sent" in request.GET:
+        sent = TestOrderForm(request.GET, hosts=hosts)
+        sent.is_valid()  # a value edited away in the address bar just keeps its default
+        initial |= {name: value for name, value in sent.cleaned_data.items() if value not in (None, "")}
+    return TestOrderForm(initial=initial, hosts=hosts)
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @brand_page
 def setup_page(request, chosen):
     brand = chosen.brand
     hosts = list(brand.properties.order_by("host").values_list("host", flat=True))
-    form = TestOrderForm(request.POST if request.method == "POST" else None, hosts=hosts)
+    form = _form(request, brand, hosts)
     here = f"{reverse('health:setup')}?{urlencode({'brand': brand.pk})}"
 
     if request.method == "POST" and form.is_valid():
@@ -103,7 +117,7 @@ def setup_page(request, chosen):
                 request, f"Test order sent ({result.outcome}), but the outcome log could not be written."
             )
             return redirect(here)
-        return redirect(f"{here}&{urlencode({'sent': event_id})}")
+        return redirect(f"{here}&{urlencode({'sent': event_id, **form.cleaned_data})}#test-result")
 
     sent = None
     if request.GET.get("sent", "").isdigit():
@@ -129,6 +143,6 @@ def setup_page(request, chosen):
         "endpoint": f"{base_url}api/order_confirmation",
         "links": [(link, f"{base_url}l/{link.code}") for link in links],
         "sent": sent,
-        "sent_info": info_of(sent.outcome) if sent else None,
+        "sent_info": info_of(sent.outcome, sent.endpoint) if sent else None,
     }
     return render(request, "health/setup.html", context)

@@ -3,7 +3,7 @@ templates/base.html's nav."""
 
 from django.urls import path
 
-from . import alert_pages, order_page, portfolio, setup, statements, views
+from . import account, alert_pages, order_page, portfolio, setup, statements, views
 
 app_name = "health"
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("events/<int:pk>/", views.event, name="event"),
     path("export.csv", views.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
+    path("account/", account.account, name="account"),
     path("statements/", statements.statements, name="statements"),
     path("statements/<int:pk>/", statements.statement, name="statement"),
     path("statements/<int:pk>/export.csv", statements.statement_csv, name="statement_export"),

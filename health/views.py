@@ -50,7 +50,7 @@ def overview(request, chosen):
         "periods": PERIODS,
         "period": period,
         "namespace": namespace,
-        "summary": build_overview(rows, period, namespace=namespace),
+        "summary": build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone()),
         "status": queries.integration_status(chosen.brand, now),
         # Events kept on disk during a service-side fault, waiting for replay_spool.
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),
@@ -66,6 +66,8 @@ def overview(request, chosen):
                 "to": period.last_day.isoformat(),
             }
         ),
+        # The same without the days: a chart bar adds its own day.
+        "events_base_query": urlencode({"brand": chosen.brand.pk, "ns": namespace}),
     }
     return render(request, "health/overview.html", context)
 
@@ -84,8 +86,9 @@ def events(request, chosen):
             size=EVENTS_PER_PAGE,
         )
         for row in page.rows:
-            info = info_of(row["outcome"])
+            info = info_of(row["outcome"], row["endpoint"])
             row["label"] = info.label if info else ""
+            row["needs_action"] = bool(info and info.needs_action)
             row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
     return render(
         request,
@@ -102,7 +105,7 @@ def events(request, chosen):
 @require_safe
 @brand_page(find=queries.event)
 def event(request, chosen, found, pk: int):
-    info = info_of(found.outcome)
+    info = info_of(found.outcome, found.endpoint)
     return render(
         request,
         "health/event_detail.html",
@@ -128,8 +131,10 @@ def export(request, chosen):
             content_type="text/plain; charset=utf-8",
         )
     rows = queries.export_rows(chosen.brand, form.get_filters())
-    response = StreamingHttpResponse(csv_lines(rows), content_type="text/csv; charset=utf-8")
-    name = f"tracking-health-{slugify(chosen.brand.name) or chosen.brand.pk}-{timezone.now():%Y%m%d-%H%M}.csv"
+    # The zone is taken now: the rows are written after this view has returned.
+    zone = timezone.get_current_timezone()
+    response = StreamingHttpResponse(csv_lines(rows, zone=zone), content_type="text/csv; charset=utf-8")
+    name = f"tracking-health-{slugify(chosen.brand.name) or chosen.brand.pk}-{timezone.localtime():%Y%m%d-%H%M}.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

@@ -1,10 +1,58 @@
 import json
+import os
+import shutil
 
 import pytest
 from django.core.cache import cache
 from django.db import connection
 
 from tests import factories
+
+# Browser tests run Debian's chromium (.ci/run installs it); Playwright's own browser download is not used.
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--page-screenshots",
+        metavar="DIR",
+        default=None,
+        help="browser tests save a full-page screenshot of each page they look at into DIR",
+    )
+
+
+BROWSER_FIXTURES = {"browser", "new_context", "context", "page"}
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django's own ordering, which this keeps within each part
+def pytest_collection_modifyitems(config, items):
+    """Browser tests run last: from its first use to the end of the session, Playwright keeps an event loop
+    in the test thread, and every test after it runs with Django's async-safety check turned off."""
+    items.sort(key=lambda item: bool(BROWSER_FIXTURES & set(getattr(item, "fixturenames", ()))))
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's launch options, with Debian's chromium; without it, browser tests skip."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip("browser tests need Debian's chromium (apt-get install chromium; .ci/run installs it)")
+    # Playwright's sync API keeps an event loop in this thread, and Django refuses database calls while
+    # one runs. The tests call the ORM and Playwright in turn, never at once, so this is safe here.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    return {**browser_type_launch_args, "executable_path": CHROMIUM}
+
+
+@pytest.fixture(scope="session")
+def browser(launch_browser):
+    """One chromium for the session; a chromium that cannot start skips the browser tests, saying why."""
+    from playwright.sync_api import Error
+
+    try:
+        started = launch_browser()
+    except Error as exc:
+        pytest.skip(f"chromium at {CHROMIUM} could not be started: {exc.message.splitlines()[0]}")
+    yield started
+    started.close()
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,5 @@
-"""A shopper in a real headless Chromium: creator link → brand landing page → thank-you page → tracked.
+"""A shopper in a real headless Chromium (pytest-playwright, Debian's chromium): creator link → brand
+landing page → thank-you page → tracked.
 
 The service runs in pytest-django's live server (http://localhost:<port>); the brand's site is a
 second tiny server on another origin, reached as www.brand.localhost and brand.localhost (Chromium
@@ -15,7 +16,6 @@ import pytest
 from attribution.models import Click, Commission, CreatorLink, Order
 from health.models import OutcomeEvent
 from tests import factories
-from tests.browser import Browser, BrowserError, find_chromium
 
 LANDING = """<!doctype html><html><head><meta charset="utf-8"><title>Acme</title>
 <script src="{service}/static/attribution/sms-click.js"></script></head>
@@ -31,19 +31,6 @@ THANK_YOU = """<!doctype html><html><head><meta charset="utf-8"><title>Thank you
     .then(function (answer) {{ window.smsAnswer = answer; }},
           function (error) {{ window.smsAnswer = {{failed: String(error)}}; }});
 </script></body></html>"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("no Chromium found (apt-get install chromium, or set CHROMIUM=/path/to/chrome)")
-    try:
-        started = Browser(executable)
-    except (OSError, BrowserError) as exc:
-        pytest.skip(f"Chromium at {executable} could not be started: {exc}")
-    yield started
-    started.close()
 
 
 @pytest.fixture
@@ -75,12 +62,12 @@ def brand_site(live_server):
     server.server_close()
 
 
-def _cookie(browser, name):
-    return next((c for c in browser.cookies() if c["name"] == name), None)
+def _cookie(context, name):
+    return next((c for c in context.cookies() if c["name"] == name), None)
 
 
 def test_a_click_on_a_creator_link_makes_the_order_on_the_brand_site_tracked(
-    browser, brand_site, live_server
+    context, page, brand_site, live_server
 ):
     port = brand_site
     brand = factories.BrandFactory(name="Acme", commission_rate_percent="10")
@@ -96,7 +83,6 @@ def test_a_click_on_a_creator_link_makes_the_order_on_the_brand_site_tracked(
     )
     link.full_clean()
     link.save()
-    page = browser.page()
 
     page.goto(f"{live_server.url}/l/ana-summer")
 
@@ -106,18 +92,19 @@ def test_a_click_on_a_creator_link_makes_the_order_on_the_brand_site_tracked(
     assert page.evaluate("location.href") == (
         f"http://www.brand.localhost:{port}/landing?utm_source=ig&note=a%20b#reviews"
     )
-    stored = _cookie(browser, "sms_click_id")
+    stored = _cookie(context, "sms_click_id")
     assert stored is not None and stored["value"] == click.click_id
     # On the registrable domain, so the apex and other subdomains read it too.
     assert stored["domain"] == ".brand.localhost"
     assert (stored["path"], stored["sameSite"], stored["secure"]) == ("/", "Lax", False)
     assert 29 * 86400 < stored["expires"] - page.evaluate("Date.now() / 1000") <= 30 * 86400
-    assert _cookie(browser, "sms_code")["value"] == "ANA10"
-    assert _cookie(browser, "sms_click_time") is not None
-    assert _cookie(browser, "sms_domain_probe") is None
+    assert _cookie(context, "sms_code")["value"] == "ANA10"
+    assert _cookie(context, "sms_click_time") is not None
+    assert _cookie(context, "sms_domain_probe") is None
 
     page.goto(f"http://brand.localhost:{port}/thank-you")
-    answer = page.wait_for("window.smsAnswer")
+    page.wait_for_function("window.smsAnswer")
+    answer = page.evaluate("window.smsAnswer")
 
     assert f"sms_click_id={click.click_id}" in page.evaluate("window.cookiesBeforeOrder")
     assert answer["outcome"] == "tracked", answer
@@ -131,6 +118,6 @@ def test_a_click_on_a_creator_link_makes_the_order_on_the_brand_site_tracked(
     assert event.request_body["clickId"] == click.click_id
     assert event.request_body["page_url"] == f"http://brand.localhost:{port}/thank-you"
     # A 2xx answer clears the click, so a later order without a new click is not attributed again.
-    page.wait_for("!document.cookie.includes('sms_click_id')")
-    assert _cookie(browser, "sms_click_id") is None
-    assert _cookie(browser, "sms_code") is None
+    page.wait_for_function("!document.cookie.includes('sms_click_id')")
+    assert _cookie(context, "sms_click_id") is None
+    assert _cookie(context, "sms_code") is None

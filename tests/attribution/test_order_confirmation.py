@@ -895,6 +895,17 @@ def test_an_unreadable_return_window_keeps_the_order_with_a_warning(confirm, pro
     assert Commission.objects.exists()
     [warning] = OutcomeEvent.objects.get().warnings
     assert "returnWindowClosesAt" in warning
+    assert OutcomeEvent.objects.get().has_warnings is True
+
+
+def test_the_answer_says_so_when_the_event_carries_a_warning(confirm, prop, creator):
+    click = click_on(prop, creator=creator)
+
+    body = answer(confirm(order(clickId=click.click_id, returnWindowClosesAt="next tuesday")), 200, "tracked")
+
+    [warning] = OutcomeEvent.objects.get().warnings
+    assert body["message"] == f"Order attributed; a commission was created. Warning: {warning}"
+    assert OutcomeEvent.objects.get().response_body["message"] == body["message"]
 
 
 # --- test events (docs/decisions.md, "Test events") ---------------------------------------------------------

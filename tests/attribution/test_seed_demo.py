@@ -27,14 +27,16 @@ CANCEL = "/api/Affiliates/cancel"
 
 @pytest.fixture
 def seed(tmp_path):
-    """Run the command as `make run` does and return the document it wrote."""
+    """Run the command as `make run` does and return the document it wrote; each run writes a new file
+    unless `path` names the one to write again."""
     runs = iter(range(1, 100))
 
-    def run() -> dict:
-        path = tmp_path / f"demo-world-{next(runs)}.json"
+    def run(*options, path=None) -> dict:
+        path = path or tmp_path / f"demo-world-{next(runs)}.json"
         out = io.StringIO()
-        call_command("seed_demo", "--force", "--json", str(path), stdout=out, stderr=io.StringIO())
+        call_command("seed_demo", "--force", "--json", str(path), *options, stdout=out, stderr=io.StringIO())
         assert f"written to {path}" in out.getvalue()
+        run.said = out.getvalue()
         return json.loads(path.read_text())
 
     return run
@@ -91,7 +93,7 @@ def test_the_page_urls_resolve_as_the_spec_describes(world):
         assert resolved.host in brand["property_domains"]
 
 
-def test_a_second_run_reuses_the_world_and_reissues_only_the_keys(seed):
+def test_a_second_run_without_the_first_document_reuses_the_world_and_reissues_only_the_keys(seed):
     first = seed()
     counts = [
         model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
@@ -116,7 +118,7 @@ def cancel(api, key, order_id="never-sent"):
     return api.post(CANCEL, {"order_id": order_id}, key=key)
 
 
-def test_the_printed_developer_keys_work_and_the_ones_printed_before_are_revoked(seed, api):
+def test_without_the_first_document_the_keys_printed_before_are_revoked(seed, api):
     first = seed()
     second = seed()
 
@@ -138,6 +140,85 @@ def test_exactly_one_revoked_key_is_kept_for_the_document_and_it_is_refused(seed
     assert (response.status_code, response.json()["outcome"]) == (401, "unauthorized")
     assert DeveloperKey.objects.filter(brand=main, name="demo key (revoked)").count() == 1
     assert DeveloperKey.objects.filter(brand=main, revoked=False).count() == 1
+
+
+# --- keys that stay the same across `make run` --------------------------------------------------------------
+
+
+def test_a_rerun_keeps_the_keys_of_the_document_it_wrote_before(seed, api, tmp_path):
+    path = tmp_path / "demo-world.json"
+    first = seed(path=path)
+
+    second = seed(path=path)
+
+    assert second == first
+    assert "keys printed before are kept" in seed.said
+    for name in ("main", "other", "handoff"):
+        response = cancel(api, second["brands"][name]["developer_key"])
+        assert (response.status_code, response.json()["outcome"]) == (200, "order_not_found")
+        brand = Brand.objects.get(name=second["brands"][name]["name"])
+        assert DeveloperKey.objects.filter(brand=brand, revoked=False).count() == 1
+    revoked = cancel(api, second["brands"]["main"]["revoked_developer_key"])
+    assert revoked.status_code == 401
+
+
+def test_reset_issues_new_keys_and_the_old_ones_stop_working(seed, api, tmp_path):
+    path = tmp_path / "demo-world.json"
+    first = seed(path=path)
+
+    second = seed("--reset", path=path)
+
+    assert "fresh demo developer keys issued" in seed.said
+    for name in ("main", "other", "handoff"):
+        assert second["brands"][name]["developer_key"] != first["brands"][name]["developer_key"]
+        assert cancel(api, first["brands"][name]["developer_key"]).status_code == 401
+        assert cancel(api, second["brands"][name]["developer_key"]).status_code == 200
+    assert second["brands"]["main"]["revoked_developer_key"] != first["brands"]["main"]["revoked_developer_key"]
+
+
+def test_a_kept_key_revoked_meanwhile_is_replaced_and_the_others_kept(seed, api, tmp_path):
+    path = tmp_path / "demo-world.json"
+    first = seed(path=path)
+    DeveloperKey.objects.get_from_key(first["brands"]["other"]["developer_key"]).revoke()
+
+    second = seed(path=path)
+
+    assert second["brands"]["other"]["developer_key"] != first["brands"]["other"]["developer_key"]
+    assert cancel(api, second["brands"]["other"]["developer_key"]).status_code == 200
+    for name in ("main", "handoff"):
+        assert second["brands"][name]["developer_key"] == first["brands"][name]["developer_key"]
+
+
+@pytest.mark.parametrize("left_there", ["", "not json", "[]", '{"brands": {"main": {"developer_key": 7}}}'])
+def test_a_file_that_is_no_earlier_document_just_gets_new_keys(seed, api, tmp_path, left_there):
+    path = tmp_path / "demo-world.json"
+    path.write_text(left_there)
+
+    world = seed(path=path)
+
+    assert cancel(api, world["brands"]["main"]["developer_key"]).status_code == 200
+
+
+def test_a_key_of_another_brand_in_the_document_is_not_taken(seed, api, tmp_path):
+    path = tmp_path / "demo-world.json"
+    first = seed(path=path)
+    swapped = json.loads(path.read_text())
+    swapped["brands"]["main"]["developer_key"] = first["brands"]["other"]["developer_key"]
+    path.write_text(json.dumps(swapped))
+
+    second = seed(path=path)
+
+    assert second["brands"]["main"]["developer_key"] not in (
+        first["brands"]["main"]["developer_key"],
+        first["brands"]["other"]["developer_key"],
+    )
+    assert second["brands"]["other"]["developer_key"] == first["brands"]["other"]["developer_key"]
+
+
+def test_the_primary_page_url_is_the_main_brands_primary_property(world):
+    main = Brand.objects.get(name=world["brands"]["main"]["name"])
+
+    assert main.primary_property().host == world["brands"]["main"]["property_domains"][0]
 
 
 def test_a_rerun_moves_the_fresh_clicks_back_inside_the_attribution_window(seed):

@@ -173,3 +173,102 @@ def test_admin_list_pages_render(manager_client, prop, creator):
         assert manager_client.get(f"/admin/brands/{model}/").status_code == 200
     assert manager_client.get(f"/admin/brands/brand/{prop.brand_id}/change/").status_code == 200
     assert Property.objects.count() == 1
+
+
+# --- what the lists and forms show --------------------------------------------------------------------------
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_key_list_says_revoked_in_words_never_with_a_green_tick(manager_client, brand):
+    revoked, _ = issue_key(brand, name="old key")
+    revoked.revoke()
+    issue_key(brand, name="new key")
+
+    html = manager_client.get("/admin/brands/developerkey/").content.decode()
+
+    rows = {name: row for row in html.split("<tr")[1:] for name in ("old key", "new key") if name in row}
+    assert f"revoked {revoked.revoked_at:%Y-%m-%d}" in _text(rows["old key"])
+    assert "active" in _text(rows["new key"])
+    for row in rows.values():
+        assert "icon-yes" not in row and "icon-no" not in row
+
+
+def test_the_code_list_says_excluded_in_words_never_with_a_green_tick(manager_client, brand, creator):
+    DiscountCode.objects.create(brand=brand, code="STAFF50", is_blacklisted=True)
+    DiscountCode.objects.create(brand=brand, code="ANA10", creator=creator)
+
+    html = manager_client.get("/admin/brands/discountcode/").content.decode()
+
+    assert "excluded (blacklisted)" in html and ">tracked<" in html
+    assert "icon-yes" not in html
+
+
+def test_the_empty_row_for_another_property_shows_no_creation_time(manager_client, prop):
+    html = manager_client.get(f"/admin/brands/brand/{prop.brand_id}/change/").content.decode()
+
+    saved = html[html.index('id="properties-0"') : html.index('id="properties-1"')]
+    empty = html[html.index('id="properties-1"') : html.index('id="properties-empty"')]
+    assert re.search(r"\d{4}", _text(saved.split("field-created")[1].split("</td>")[0]))
+    assert _text(empty.split("field-created")[1].split("</td>")[0]).strip(" >\"") == "–"
+
+
+def test_a_new_creator_link_shows_no_creation_time(manager_client, prop):
+    html = manager_client.get("/admin/attribution/creatorlink/add/").content.decode()
+
+    created = html[html.index("field-created") :]
+    assert "–" in created[: created.index("</div>", created.index("readonly"))]
+
+
+def _brand_form(brand, properties: list[tuple[Property | None, str, bool]]) -> dict:
+    data = {
+        "name": brand.name,
+        "is_active": "on",
+        "attribution_window_days": 30,
+        "commission_rate_percent": "10",
+        "lock_period_days": 30,
+        "properties-TOTAL_FORMS": str(len(properties)),
+        "properties-INITIAL_FORMS": str(sum(1 for p, _, _ in properties if p)),
+        "properties-MIN_NUM_FORMS": "0",
+        "properties-MAX_NUM_FORMS": "1000",
+        **_inline_management("developer_keys"),
+        **_inline_management("memberships"),
+    }
+    for i, (existing, host, primary) in enumerate(properties):
+        data[f"properties-{i}-host"] = host
+        data[f"properties-{i}-brand"] = brand.pk
+        if existing:
+            data[f"properties-{i}-id"] = existing.pk
+        if primary:
+            data[f"properties-{i}-is_primary"] = "on"
+    return data
+
+
+def test_a_manager_moves_the_primary_mark_to_another_property_in_one_save(manager_client, brand):
+    shop = Property.objects.create(brand=brand, host="shop.acme.example", is_primary=True)
+    eu = Property.objects.create(brand=brand, host="eu.acme.example")
+
+    response = manager_client.post(
+        f"/admin/brands/brand/{brand.pk}/change/",
+        _brand_form(brand, [(eu, "eu.acme.example", True), (shop, "shop.acme.example", False)]),
+    )
+
+    assert response.status_code == 302, _text(response.content.decode())[:2000]
+    assert list(brand.properties.filter(is_primary=True)) == [eu]
+    assert brand.primary_property() == eu
+
+
+def test_two_primary_properties_are_a_form_error(manager_client, brand):
+    shop = Property.objects.create(brand=brand, host="shop.acme.example")
+    eu = Property.objects.create(brand=brand, host="eu.acme.example")
+
+    response = manager_client.post(
+        f"/admin/brands/brand/{brand.pk}/change/",
+        _brand_form(brand, [(eu, "eu.acme.example", True), (shop, "shop.acme.example", True)]),
+    )
+
+    assert response.status_code == 200
+    assert "Mark at most one property as primary." in response.content.decode()
+    assert not brand.properties.filter(is_primary=True).exists()

@@ -1,6 +1,7 @@
 """/health/events/: the brand's events, newest first, filtered and paged by keyset."""
 
 from datetime import UTC, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
@@ -9,6 +10,7 @@ from django.urls import reverse
 
 import health.views
 from attribution.outcomes import Outcome
+from brands.models import UserSettings
 from health.models import OutcomeEvent
 from tests import factories
 
@@ -91,7 +93,8 @@ def mixed(brand, make_event):
         ({"ns": "test"}, ["test-tracked"]),
         ({"ns": "live"}, ["live-tracked", "live-dup", "live-cancel", "old"]),
         ({"order_id": "live-dup"}, ["live-dup"]),
-        ({"order_id": "live"}, []),  # exact match, not a substring search
+        ({"order_id": "live"}, ["live-tracked", "live-dup", "live-cancel"]),  # ids that start with it
+        ({"order_id": "dup"}, []),  # a prefix search, not a substring search
     ],
 )
 def test_filters(alice_client, mixed, params, expected):
@@ -199,3 +202,77 @@ def test_a_user_of_several_brands_lists_the_picked_one(client, brand, other_bran
 
     assert order_ids(client.get(URL, {"brand": other_brand.pk})) == ["GLOBEX-1"]
     assert order_ids(client.get(URL, {"brand": brand.pk})) == ["ACME-1"]
+
+
+# --- what each row says, and the everyday filters -----------------------------------------------------------
+
+
+def test_each_row_shows_the_plain_label_beside_the_code_as_its_endpoint_names_it(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED, order_id="A-1", ago=timedelta(hours=2))
+    make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="A-1", ago=timedelta(hours=1))
+
+    response = alice_client.get(URL)
+
+    assert [row["label"] for row in response.context["page"].rows] == [
+        "Cancelled: the order's commission was cancelled",
+        "Attributed: a commission was created",
+    ]
+    html = response.content.decode()
+    cancel = html.index('<code class="code">tracked</code>')
+    assert html.index("Cancelled: the order&#x27;s commission was cancelled") > cancel
+
+
+@pytest.fixture
+def everyday(brand, make_event):
+    make_event(brand, Outcome.TRACKED, order_id="1042", ago=timedelta(hours=1), warnings=["returnWindowClosesAt unreadable"])
+    make_event(brand, Outcome.DUPLICATE_ORDER, order_id="1042", ago=timedelta(hours=2))
+    make_event(brand, Outcome.INVALID_ORDER_AMOUNT, order_id="10420", ago=timedelta(hours=3))
+    make_event(brand, Outcome.HANDLER_ERROR, order_id="1043", ago=timedelta(hours=4))  # service side: nothing to do
+    make_event(brand, Outcome.NO_ATTRIBUTION, order_id="2001", ago=timedelta(hours=5))
+    make_event(brand, Outcome.UNAUTHORIZED, endpoint="cancel", order_id="", ago=timedelta(hours=6))
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"action": "on"}, ["1042", "10420", ""]),
+        ({"warnings": "on"}, ["1042"]),
+        ({"order_id": "1042"}, ["1042", "1042", "10420"]),
+        ({"order_id": "104"}, ["1042", "1042", "10420", "1043"]),
+        ({"order_id": "10420"}, ["10420"]),
+        ({"order_id": "104", "action": "on"}, ["1042", "10420"]),
+        ({"order_id": "%"}, []),  # a LIKE wildcard is a character like any other
+    ],
+)
+def test_everyday_filters(alice_client, everyday, params, expected):
+    assert order_ids(alice_client.get(URL, params)) == expected
+
+
+def test_an_event_that_carries_a_warning_is_flagged_in_the_list(alice_client, everyday):
+    html = alice_client.get(URL).content.decode()
+
+    rows = html[html.index("<tbody>") : html.index("</tbody>")].split("<tr")[1:]
+    flagged = [row for row in rows if 'class="badge warn"' in row]
+    assert len(flagged) == 1 and ">1042<" in flagged[0]
+    assert sum('class="needs-action"' in row for row in rows) == 3
+
+
+def test_the_filters_of_another_brand_find_nothing_of_it(alice_client, brand, other_brand, make_event):
+    make_event(other_brand, Outcome.DUPLICATE_ORDER, order_id="GLOBEX-1", warnings=["x"])
+
+    for params in ({"action": "on"}, {"warnings": "on"}, {"order_id": "GLOB"}):
+        assert order_ids(alice_client.get(URL, params)) == []
+
+
+def test_times_are_shown_in_the_users_time_zone_with_the_zone_named(client, alice, brand, make_event, now):
+    UserSettings.objects.create(user=alice, time_zone="America/New_York")
+    client.force_login(alice)
+    event = make_event(brand)
+
+    html = client.get(URL).content.decode()
+
+    local = event.received_at.astimezone(ZoneInfo("America/New_York"))
+    assert f"{local:%Y-%m-%d %H:%M:%S}" in html
+    assert f"{event.received_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}" not in html
+    assert "Received (America/New_York)" in html
+    assert "Times are in <strong>America/New_York</strong>" in html

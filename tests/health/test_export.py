@@ -2,7 +2,8 @@
 
 import csv
 import io
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
@@ -11,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from attribution.outcomes import Outcome
+from brands.models import UserSettings
 from health import queries
 from health.export import HEADER
 from health.models import OutcomeEvent
@@ -64,6 +66,7 @@ def test_it_streams_a_csv_file(alice_client, brand, make_event):
         "event_id": str(event.pk),
         "request_id": "",
         "warnings": '["late"]',
+        "time_zone": "UTC",
     }
 
 
@@ -151,3 +154,35 @@ def test_the_number_of_queries_does_not_grow_with_events(alice_client, brand, ma
 
     alice_client.get(URL)
     assert measure(5) == measure(50)
+
+
+def test_a_cancel_that_took_effect_is_exported_as_cancelled(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="A-1")
+
+    [row] = rows(alice_client.get(URL))
+
+    assert (row["outcome"], row["outcome_label"]) == ("tracked", "Cancelled: the order's commission was cancelled")
+
+
+def test_times_are_in_the_readers_time_zone_which_the_file_names(client, alice, brand, make_event):
+    UserSettings.objects.create(user=alice, time_zone="Europe/Berlin")
+    client.force_login(alice)
+    event = make_event(brand, order_id="A-1")
+
+    [row] = rows(client.get(URL))
+
+    local = event.received_at.astimezone(ZoneInfo("Europe/Berlin"))
+    assert row["received_at"] == local.isoformat()
+    assert datetime.fromisoformat(row["received_at"]) == event.received_at
+    assert row["time_zone"] == "Europe/Berlin"
+
+
+def test_the_export_of_the_warned_events_has_only_those(alice_client, brand, make_event):
+    make_event(brand, order_id="A-1", warnings=["returnWindowClosesAt unreadable"])
+    make_event(brand, order_id="A-2")
+
+    exported = rows(alice_client.get(URL, {"warnings": "on"}))
+
+    assert [(row["order_id"], row["warnings"]) for row in exported] == [
+        ("A-1", '["returnWindowClosesAt unreadable"]')
+    ]

@@ -1,6 +1,7 @@
 """/health/: the tracking health overview of one brand."""
 
 from datetime import UTC, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.staticfiles import finders
@@ -9,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from attribution.outcomes import OUTCOMES, Outcome
+from brands.models import UserSettings
 from health.models import DailyOutcomeCount, OutcomeEvent
 from health.rollup import roll_up
 from health.templatetags.health_tags import ago
@@ -121,16 +123,22 @@ def test_test_events_are_never_in_live_figures(alice_client, brand, make_event, 
     assert {line.code for line in test.outcome_lines} == {"tracked", "unregistered_code"}
 
 
-def test_it_shows_the_share_of_order_confirmations_tracked(alice_client, brand, make_event):
-    for outcome in [Outcome.TRACKED, Outcome.NO_ATTRIBUTION, Outcome.NO_ATTRIBUTION, Outcome.DUPLICATE_ORDER]:
+def test_the_tracked_share_counts_only_accepted_order_confirmations(alice_client, brand, make_event):
+    for outcome in [Outcome.TRACKED, Outcome.NO_ATTRIBUTION, Outcome.NO_ATTRIBUTION, Outcome.UNREGISTERED_CODE]:
         make_event(brand, outcome)
+    make_event(brand, Outcome.DUPLICATE_ORDER)  # rejected: not a new order
+    make_event(brand, Outcome.INVALID_ORDER_AMOUNT)  # rejected: unreadable
+    make_event(brand, Outcome.INSERT_FAILED)  # counted once replayed, as its real outcome
     make_event(brand, Outcome.TRACKED, endpoint="cancel")  # not an order confirmation
 
     response = alice_client.get(URL)
 
     summary = response.context["summary"]
-    assert (summary.orders_tracked, summary.orders_total, summary.tracked_share) == (1, 4, 25.0)
-    assert b"25.0%" in response.content
+    assert (summary.orders_tracked, summary.orders_accepted, summary.orders_total) == (1, 4, 7)
+    assert summary.tracked_share == 25.0
+    html = response.content.decode()
+    assert "25.0%" in html
+    assert "1 of 4 accepted order confirmations attributed (3 rejected not counted)" in html
 
 
 def test_outcomes_needing_action_come_first_with_their_fix(alice_client, brand, make_event):
@@ -168,11 +176,12 @@ def test_the_chart_is_inline_svg_with_one_bar_per_day(alice_client, brand, make_
     response = alice_client.get(URL, {"period": "7d"})
 
     html = response.content.decode()
-    assert html.count("<svg") == 1 and "<script" not in html
-    chart = response.context["summary"].chart
-    assert len(chart.bars) == 7
-    assert sorted(s.group for bar in chart.bars for s in bar.segments) == ["action", "tracked"]
-    assert html.count('<rect class="g-') == 2
+    assert html.count("<svg") == 2 and "<script" not in html  # one for wide screens, one for phones
+    summary = response.context["summary"]
+    for chart in (summary.chart, summary.narrow_chart):
+        assert len(chart.bars) == 7
+        assert sorted(s.group for bar in chart.bars for s in bar.segments) == ["action", "tracked"]
+    assert html.count('<rect class="g-') == 4
 
 
 def test_the_24_hour_chart_has_one_bar_per_hour(alice_client, brand, make_event):
@@ -363,3 +372,111 @@ def test_the_overview_shows_how_many_of_the_brands_events_wait_in_the_spool(clie
 
     assert "2 events waiting to be processed" in page
     assert "All brands" not in page
+
+
+# --- what the chart and the cards count (one definition each) ----------------------------------------------
+
+
+def test_the_chart_counts_as_tracked_exactly_what_the_tracked_card_counts(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED, order_id="A-1")
+    make_event(brand, Outcome.TRACKED, order_id="A-2")
+    make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="A-1")
+    make_event(brand, Outcome.TRACKED, endpoint="update", order_id="A-2")
+
+    summary = alice_client.get(URL).context["summary"]
+
+    for chart in (summary.chart, summary.narrow_chart):
+        segments = [s for bar in chart.bars for s in bar.segments]
+        tracked = [s for s in segments if s.group == "tracked"]
+        changed = [s for s in segments if s.group == "changed"]
+        assert [s.title.split(": ")[1] for s in tracked] == ["2 tracked orders"]
+        assert [s.title.split(": ")[1] for s in changed] == ["2 cancels and updates applied"]
+    assert summary.orders_tracked == 2
+
+
+def test_a_cancel_and_an_update_that_took_effect_have_their_own_lines(alice_client, brand, make_event):
+    make_event(brand, Outcome.TRACKED)
+    make_event(brand, Outcome.TRACKED, endpoint="cancel")
+    make_event(brand, Outcome.TRACKED, endpoint="update")
+
+    response = alice_client.get(URL)
+
+    lines = {(line.label, line.group): line.by_endpoint for line in response.context["summary"].outcome_lines}
+    assert lines == {
+        ("Attributed: a commission was created", "tracked"): {"order_confirmation": 1},
+        ("Cancelled: the order's commission was cancelled", "changed"): {"cancel": 1},
+        ("Updated: the commission follows the new total", "changed"): {"update": 1},
+    }
+    by_endpoint = {ep.endpoint: ep.took_effect for ep in response.context["summary"].endpoint_lines}
+    assert by_endpoint == {"order_confirmation": 1, "cancel": 1, "update": 1}
+    assert "commission created or changed" not in response.content.decode()
+
+
+@pytest.mark.parametrize("rolled_up", [True, False])
+def test_it_counts_the_events_that_carry_a_warning_and_links_to_them(
+    alice_client, brand, other_brand, make_event, now, old, rolled_up
+):
+    recorded_at = old if rolled_up else None
+    make_event(brand, Outcome.TRACKED, warnings=["returnWindowClosesAt unreadable"], recorded_at=recorded_at)
+    make_event(brand, Outcome.NO_ATTRIBUTION, warnings=["returnWindowClosesAt unreadable"], recorded_at=recorded_at)
+    make_event(brand, Outcome.NO_ATTRIBUTION, recorded_at=recorded_at)
+    make_event(brand, Outcome.TRACKED, warnings=["x"], is_test=True, recorded_at=recorded_at)  # other namespace
+    make_event(other_brand, Outcome.TRACKED, warnings=["x"], recorded_at=recorded_at)  # other brand
+    if rolled_up:
+        roll_up(now=now)
+
+    response = alice_client.get(URL)
+
+    assert response.context["summary"].warned == 2
+    html = response.content.decode()
+    callout = html[html.index('id="warnings-callout"') :]
+    callout = callout[: callout.index("</div>")]
+    assert "2 events in this period carry a warning." in callout
+    assert "warnings=on" in callout and f"brand={brand.pk}" in callout
+    assert "Nothing needs your action" not in html
+
+
+def test_each_bar_links_to_the_events_of_its_day(alice_client, brand, make_event, now):
+    make_event(brand, Outcome.TRACKED, ago=timedelta(days=2))
+    day = (now - timedelta(days=2)).astimezone(UTC).date().isoformat()
+
+    response = alice_client.get(URL, {"period": "7d"})
+
+    html = response.content.decode()
+    link = f'href="{reverse("health:events")}?brand={brand.pk}&amp;ns=live&amp;from={day}&amp;to={day}"'
+    assert html.count(link) == 2  # the wide chart's bar and the phone chart's
+    assert [bar.day.isoformat() for bar in response.context["summary"].chart.bars].count(day) == 1
+
+
+@pytest.mark.parametrize(
+    "params, buckets",
+    [
+        ({"period": "24h"}, 24),
+        ({"period": "7d"}, 7),
+        ({"period": "30d"}, 30),
+        ({"period": "custom", "from": "2026-01-01", "to": "2026-01-12"}, 12),
+        ({"period": "custom", "from": "2026-01-01", "to": "2026-03-10"}, 69),
+    ],
+)
+def test_the_last_bar_always_has_its_label(alice_client, params, buckets):
+    summary = alice_client.get(URL, params).context["summary"]
+
+    for chart in (summary.chart, summary.narrow_chart):
+        assert len(chart.bars) == buckets
+        last_label = chart.x_labels[-1]
+        assert last_label[1] == summary.chart.x_labels[-1][1]  # the same bucket, on both charts
+        # The label of the last bar: over it, or end-aligned at the right edge when it would be cut off.
+        last = chart.bars[-1]
+        assert last_label[0] == pytest.approx(last.x + last.width / 2, abs=chart.slot) or last_label[2] == "end"
+    assert len(summary.narrow_chart.x_labels) <= 4 < len(summary.chart.x_labels) or buckets <= 7
+
+
+def test_the_hour_labels_of_the_24_hour_chart_are_in_the_users_time_zone(alice_client, alice, now):
+    UserSettings.objects.create(user=alice, time_zone="Asia/Kolkata")  # UTC+05:30
+    alice_client.force_login(alice)  # the zone is read at sign-in
+
+    summary = alice_client.get(URL, {"period": "24h"}).context["summary"]
+
+    last_hour = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    assert summary.chart.x_labels[-1][1] == last_hour.astimezone(ZoneInfo("Asia/Kolkata")).strftime("%H:%M")
+    assert summary.chart.x_labels[-1][1].endswith(":30")

@@ -235,3 +235,16 @@ def test_an_overview_roll_up_gives_way_to_a_running_one(postgres_only, brand, ma
 
     assert result.skipped and result.events == 0
     assert roll_up(now=now).events == 1
+
+
+def test_it_counts_how_many_events_of_each_count_carry_a_warning(brand, make_event, now, old):
+    make_event(brand, Outcome.TRACKED, warnings=["returnWindowClosesAt unreadable"], recorded_at=old)
+    make_event(brand, Outcome.TRACKED, recorded_at=old)
+    make_event(brand, Outcome.TRACKED, warnings=["a", "b"], recorded_at=old)  # one event, however many
+    roll_up(now=now)
+    make_event(brand, Outcome.TRACKED, warnings=["late"], recorded_at=old)
+    roll_up(now=now)  # added to the same day's and hour's row
+
+    [day] = DailyOutcomeCount.objects.filter(brand=brand)
+    [hour] = HourlyOutcomeCount.objects.filter(brand=brand)
+    assert (day.count, day.warned) == (hour.count, hour.warned) == (4, 3)

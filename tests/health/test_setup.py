@@ -150,7 +150,7 @@ def test_a_test_order_goes_through_the_service_and_the_outcome_log(client, alice
 
     event = OutcomeEvent.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == f"{SETUP}?brand={brand.pk}&sent={event.pk}"
+    assert response["Location"].startswith(f"{SETUP}?brand={brand.pk}&sent={event.pk}&")
     assert (event.brand, event.endpoint, event.outcome, event.http_status, event.is_test) == (
         brand,
         "order_confirmation",
@@ -234,3 +234,53 @@ def test_the_test_order_needs_the_csrf_token(alice, brand):
 
     assert _send(client, brand).status_code == 403
     assert not OutcomeEvent.objects.exists()
+
+
+# --- the form remembers -------------------------------------------------------------------------------------
+
+
+def _initial(response) -> dict:
+    form = response.context["form"]
+    return {name: form[name].value() for name in ("host", "order_amount", "currency", "code")}
+
+
+def test_the_form_starts_from_the_brands_primary_property(client, alice, brand):
+    factories.PropertyFactory(brand=brand, host="aaa.acme.example")  # first alphabetically
+    factories.PropertyFactory(brand=brand, host="eu.acme.example", is_primary=True)
+    client.force_login(alice)
+
+    assert _initial(client.get(SETUP))["host"] == "eu.acme.example"
+
+
+def test_without_a_primary_property_the_form_starts_from_the_first_registered(client, alice, brand, prop):
+    factories.PropertyFactory(brand=brand, host="aaa.acme.example")  # registered later
+    client.force_login(alice)
+
+    assert _initial(client.get(SETUP))["host"] == "shop.acme.example"
+
+
+def test_after_a_test_order_the_form_keeps_what_was_sent(client, alice, brand, creator):
+    factories.PropertyFactory(brand=brand, host="aaa.acme.example")
+    factories.DiscountCodeFactory(brand=brand, creator=creator, code="ANA10")
+    client.force_login(alice)
+
+    response = _send(client, brand, host="shop.acme.example", order_amount="42.50", currency="EUR", code="ANA10")
+    shown = client.get(response["Location"])
+
+    assert _initial(shown) == {
+        "host": "shop.acme.example",
+        "order_amount": "42.50",
+        "currency": "EUR",
+        "code": "ANA10",
+    }
+    assert response["Location"].endswith("#test-result")
+    assert 'id="test-result"' in _page(shown)
+
+
+def test_a_sent_value_edited_away_in_the_address_bar_falls_back_to_the_default(client, alice, brand, prop):
+    client.force_login(alice)
+
+    shown = client.get(SETUP, {"brand": brand.pk, "sent": "1", "host": "evil.example", "order_amount": "9"})
+
+    assert _initial(shown)["host"] == "shop.acme.example"
+    assert _initial(shown)["order_amount"] == "9"

@@ -7,11 +7,13 @@ import re
 from datetime import date
 from decimal import Decimal
 from html import unescape
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from attribution.billing import lock_due_commissions, pay_statement
 from attribution.models import Statement
+from brands.models import UserSettings
 from tests import factories
 from tests.attribution.billed import NOV_03, NOV_12, OCT_10, OCT_20, cancel, pending
 from tests.attribution.keyed import caller_of
@@ -103,7 +105,7 @@ def test_a_paid_statement_shows_what_was_paid_even_after_a_cancel(client, alice,
 
     html = page(client.get(detail(acme["october"])))
 
-    assert "Paid on 2026-11-03 10:00 UTC" in html
+    assert 'Paid on 2026-11-03 10:00 <span class="muted">UTC</span>' in html
     lines = text_of(html.split('id="lines"')[1].split("</table>")[0])
     assert "Ana EUR 1 7.00 0 0.00 7.00 EUR" in lines
     assert "Ana USD 2 12.50 0 0.00 12.50 USD" in lines
@@ -179,3 +181,20 @@ def test_the_pages_take_a_bounded_number_of_queries(client, alice, acme, django_
         page(client.get(LIST))
     with django_assert_max_num_queries(12):
         page(client.get(detail(acme["november"])))
+
+
+def test_times_on_a_statement_and_in_its_csv_are_in_the_readers_time_zone(client, alice, acme):
+    UserSettings.objects.create(user=alice, time_zone="America/New_York")
+    client.force_login(alice)
+
+    html = page(client.get(detail(acme["october"])))
+    rows = list(
+        csv.DictReader(io.StringIO(b"".join(client.get(export(acme["november"])).streaming_content).decode("utf-8-sig")))
+    )
+
+    paid = NOV_03.astimezone(ZoneInfo("America/New_York"))
+    assert f'Paid on {paid:%Y-%m-%d %H:%M} <span class="muted">America/New_York</span>' in html
+    assert "Locked (America/New_York)" in html
+    adjustment = next(r for r in rows if r["kind"] == "adjustment")
+    assert adjustment["adjusted_at"] == NOV_12.astimezone(ZoneInfo("America/New_York")).isoformat()
+    assert {r["time_zone"] for r in rows} == {"America/New_York"}

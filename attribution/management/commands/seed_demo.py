@@ -1,8 +1,10 @@
 """Build the demo world: three brands in which every order outcome can be produced by hand with curl,
-and the JSON document (keys as in the demo-world spec) naming its ids, codes, keys and logins.
+and the JSON document (keys as in the demo world's description in docs/) naming its ids, codes, keys and logins.
 
-Safe to run again: it reuses what exists, re-issues the demo developer keys (only hashes are stored,
-so printing a key means minting one) and moves the fresh clicks back inside the attribution window.
+Safe to run again: it reuses what exists and moves the fresh clicks back inside the attribution window.
+The demo developer keys stay the same across runs: only hashes are stored, so the plaintexts are read back
+from the document written before (--json PATH) and kept while their hash still matches a demo key of the
+brand. Without that document, or with --reset, new keys are minted and the ones printed before revoked.
 """
 
 import json
@@ -56,6 +58,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--force", action="store_true", help="build the demo world even when DEBUG is false"
         )
+        parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="issue new demo developer keys; the ones printed before stop working",
+        )
 
     def handle(self, *args, **options):
         if not settings.DEBUG and not options["force"]:
@@ -64,9 +71,10 @@ class Command(BaseCommand):
                 "DEBUG is false: this looks like production. Pass --force to build the demo world anyway."
             )
         now = timezone.now()
-        with transaction.atomic():
-            document = build(now=now)
         path = options["json"]
+        printed_before = {} if options["reset"] or not path else _keys_printed_before(Path(path))
+        with transaction.atomic():
+            document = build(now=now, printed_before=printed_before)
         # The document alone goes to stdout when printed, so it can be piped; words go to stderr then.
         human = self.stdout if path else self.stderr
         if path:
@@ -75,19 +83,54 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(document, indent=2))
         if options["summary"]:
             human.write(summary(document, base_url=options["base_url"].rstrip("/"), now=now, path=path))
+        kept = [key for key in _keys_of(document).values() if key in printed_before.values()]
+        keys = (
+            "the demo developer keys printed before are kept (--reset issues new ones)"
+            if len(kept) == len(KEY_ROLES)
+            else "fresh demo developer keys issued"
+        )
         human.write(
             "Demo world ready: 3 brands, 6 clicks, 3 discount codes, 1 known shopper, 3 users; "
-            f"fresh demo developer keys issued; document {'written to ' + path if path else 'printed'}."
+            f"{keys}; document {'written to ' + path if path else 'printed'}."
         )
 
 
-def build(*, now) -> dict:
+# Where each demo key sits in the document.
+KEY_ROLES = {
+    "main": ("main", "developer_key"),
+    "other": ("other", "developer_key"),
+    "handoff": ("handoff", "developer_key"),
+    "revoked": ("main", "revoked_developer_key"),
+}
+
+
+def _keys_of(document: dict) -> dict[str, str]:
+    """The demo keys a document names, by role (KEY_ROLES); missing ones left out."""
+    found = {}
+    for role, (brand, field) in KEY_ROLES.items():
+        value = document.get("brands", {}).get(brand, {}).get(field) if isinstance(document, dict) else None
+        if isinstance(value, str):
+            found[role] = value
+    return found
+
+
+def _keys_printed_before(path: Path) -> dict[str, str]:
+    """The keys of the document a previous run wrote at `path`; none if there is no readable one."""
+    try:
+        return _keys_of(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
+    """The demo world, built or refreshed; `printed_before`: keys by role (KEY_ROLES) to keep if still valid."""
+    printed_before = printed_before or {}
     main = _brand("Acme Demo", rate="10", returning_rate="5")
     other = _brand("Globex Demo", rate="12")
     handoff = _brand("Initech Demo", rate="8", storefront_handles_orders=True)
-    primary, secondary = (_property(main, host) for host in MAIN_HOSTS)
-    other_prop = _property(other, OTHER_HOST)
-    handoff_prop = _property(handoff, HANDOFF_HOST)
+    primary, secondary = (_property(main, host, primary=host == MAIN_HOSTS[0]) for host in MAIN_HOSTS)
+    other_prop = _property(other, OTHER_HOST, primary=True)
+    handoff_prop = _property(handoff, HANDOFF_HOST, primary=True)
 
     ana = _creator(main, "Ana Active", is_active=True)
     ben = _creator(main, "Ben Banned", is_active=False)
@@ -115,8 +158,11 @@ def build(*, now) -> dict:
     )
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
 
-    keys = {brand.pk: _issue_demo_key(brand) for brand in (main, other, handoff)}
-    revoked_key = _issue_revoked_demo_key(main)
+    keys = {
+        brand.pk: _demo_key(brand, printed_before.get(role))
+        for role, brand in (("main", main), ("other", other), ("handoff", handoff))
+    }
+    revoked_key = _revoked_demo_key(main, printed_before.get("revoked"))
     users = {
         "main": _user("acme-demo", brand=main),
         "other": _user("globex-demo", brand=other),
@@ -179,8 +225,8 @@ def _brand(name, *, rate, returning_rate=None, storefront_handles_orders=False) 
     return brand
 
 
-def _property(brand, host) -> Property:
-    prop, _ = Property.objects.update_or_create(host=host, defaults={"brand": brand})
+def _property(brand, host, *, primary: bool) -> Property:
+    prop, _ = Property.objects.update_or_create(host=host, defaults={"brand": brand, "is_primary": primary})
     return prop
 
 
@@ -205,6 +251,34 @@ def _code(brand, code, *, creator, is_blacklisted=False) -> str:
     existing.creator, existing.is_blacklisted = creator, is_blacklisted
     existing.save()
     return existing.code
+
+
+def _matching_key(brand, name: str, plaintext: str | None, *, revoked: bool) -> DeveloperKey | None:
+    """The brand's key called `name` whose hash matches `plaintext`, if there is one."""
+    if not plaintext:
+        return None
+    prefix = plaintext.partition(".")[0]
+    key = DeveloperKey.objects.filter(brand=brand, name=name, prefix=prefix, revoked=revoked).first()
+    return key if key is not None and key.is_valid(plaintext) else None
+
+
+def _demo_key(brand, printed_before: str | None) -> str:
+    """The key printed before while it still works (and the brand's only usable demo key), else a new one."""
+    kept = _matching_key(brand, DEMO_KEY, printed_before, revoked=False)
+    if kept is None or kept.has_expired:
+        return _issue_demo_key(brand)
+    for other in DeveloperKey.objects.filter(brand=brand, name=DEMO_KEY, revoked=False).exclude(pk=kept.pk):
+        other.revoke()
+    return printed_before
+
+
+def _revoked_demo_key(brand, printed_before: str | None) -> str:
+    if _matching_key(brand, REVOKED_DEMO_KEY, printed_before, revoked=True) is not None:
+        DeveloperKey.objects.filter(brand=brand, name=REVOKED_DEMO_KEY).exclude(
+            prefix=printed_before.partition(".")[0]
+        ).delete()
+        return printed_before
+    return _issue_revoked_demo_key(brand)
 
 
 def _issue_demo_key(brand) -> str:
