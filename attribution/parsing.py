@@ -186,6 +186,10 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
     # rounded half-up, and judge what is kept.
     if amount.as_tuple().exponent < -MAX_AMOUNT_DECIMAL_PLACES:
         amount = amount.quantize(_AMOUNT_QUANTUM, rounding=ROUND_HALF_UP)
+        # 999999999999.9999995 is below the limit as sent and rounds up onto it: judge what is kept,
+        # or the column overflows and the event becomes a fault that never clears.
+        if amount.copy_abs() >= _AMOUNT_LIMIT:
+            raise FieldError("is out of range")
     if amount.is_zero():
         amount = amount.copy_abs()  # -0.0 is 0
     if amount < 0 or (amount == 0 and not allow_zero):

@@ -437,6 +437,15 @@ def test_it_rejects_an_unusable_order_amount(confirm, prop, amount):
     assert events() == [("invalid_order_amount", 400, prop.brand_id, "A-1001", False)]
 
 
+def test_it_rejects_an_amount_that_rounds_up_to_a_trillion_instead_of_failing_to_store_it(confirm, prop):
+    response = confirm(with_raw_amount('"999999999999.9999995"'))
+
+    body = answer(response, 400, "invalid_order_amount")
+    assert body["error"].startswith("orderAmount is out of range")
+    assert not Order.objects.exists()
+    assert events() == [("invalid_order_amount", 400, prop.brand_id, "A-1001", False)]
+
+
 def test_it_rejects_amount_with_currency_symbol(confirm, prop):
     body = answer(confirm(order(orderAmount="$59.90")), 400, "invalid_order_amount")
     assert "currency symbols" in body["error"]

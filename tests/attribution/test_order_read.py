@@ -302,6 +302,8 @@ def test_it_answers_invalid_params_for_a_test_flag_that_is_not_a_boolean(client,
         ("SO/2026/0001", "SO/2026/0001"),
         ("SO/2026/0001", "SO%2F2026%2F0001"),
         ("SO/2026/0001", "SO/2026/0001/"),
+        ("A\nB", "A%0AB"),  # the order endpoints store an id holding a newline as sent
+        ("A\r\nB", "A%0D%0AB/"),
     ],
 )
 def test_it_finds_an_order_id_sent_url_encoded(client, alice, brand, order_id, path):

@@ -373,7 +373,7 @@ def test_it_rounds_the_commission_to_the_currencys_minor_units(client, alice, br
 
 @pytest.mark.parametrize(
     "total",
-    ["$20", "abc", -5, "-0.01", "1,000.00", "20 USD", "1e3", "NaN", True, {"value": 20}, [20], "", "1" * 13],
+    ["$20", "abc", -5, "-0.01", "1,000.00", "20 USD", "1e3", "NaN", True, {"value": 20}, [20], "", "1" * 13, "999999999999.9999995"],
     ids=[
         "currency symbol",
         "letters",
@@ -388,6 +388,7 @@ def test_it_rounds_the_commission_to_the_currencys_minor_units(client, alice, br
         "array",
         "empty string",
         "too large",
+        "rounds up to too large",
     ],
 )
 def test_it_answers_invalid_order_amount_for_an_unusable_new_total(client, alice, commission, total):
