@@ -5,6 +5,7 @@ Pure functions with no database. Each parser returns the clean value or raises `
 with a sentence a brand's developer can act on.
 """
 
+import io
 import json
 import re
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from functools import lru_cache
 
 import iso4217
 from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
@@ -106,6 +108,24 @@ def loads_strict(raw: bytes):
     if "\\u" in text and holds_unstorable_text(document):
         raise ValueError("a string holds \\u0000 or an unpaired surrogate such as \\ud800")
     return document
+
+
+def read_chunked_body(request) -> None:
+    """Make a body sent with `Transfer-Encoding: chunked` readable (a Django HttpRequest, before DRF wraps it).
+
+    Such a body has no Content-Length, and Django and DRF read a request without one as empty: the order
+    would be answered "body is empty" and lost. A server that de-chunks the body and marks its end
+    (`wsgi.input_terminated`, as gunicorn does) lets it be read up to the size cap; any other server's
+    input could block on a connection the client keeps open, so it is left alone.
+    """
+    meta = request.META
+    if meta.get("CONTENT_LENGTH") or not meta.get("wsgi.input_terminated"):
+        return
+    if "chunked" not in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return
+    body = meta["wsgi.input"].read(settings.API_BODY_MAX_BYTES + 1)
+    meta["CONTENT_LENGTH"] = str(len(body))
+    request._stream = LimitedStream(io.BytesIO(body), len(body))
 
 
 class StrictJSONParser(BaseParser):

@@ -30,6 +30,7 @@ from .parsing import (
     holds_unstorable_text,
     parse_bool,
     parse_order_id,
+    read_chunked_body,
 )
 from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
 
@@ -78,6 +79,10 @@ class EventView(APIView):
     authentication_classes: list = []
     permission_classes: list = []
     throttle_classes = [PerClientIpThrottle]
+
+    def initialize_request(self, request, *args, **kwargs):
+        read_chunked_body(request)
+        return super().initialize_request(request, *args, **kwargs)
 
     def initial(self, request, *args, **kwargs):
         # A wrong method is not an event: refuse it before authentication could answer 401.

@@ -4,6 +4,7 @@ Every test checks the answer, what was stored (Order, Commission) and the one ou
 written. The brand is Acme (10 %) with the property shop.acme.example; Ana is its active creator.
 """
 
+import io
 import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -1179,6 +1180,33 @@ def test_an_empty_body_is_invalid_params_that_says_so(confirm, db, raw):
     body = answer(confirm(raw), 400, "invalid_params")
 
     assert body["error"] == "Request body is empty. Fix: send a JSON object."
+
+
+def chunked(client, body: bytes):
+    """POST as gunicorn hands over a `Transfer-Encoding: chunked` body: de-chunked, without Content-Length."""
+    return client.generic(
+        "POST",
+        URL,
+        b"",
+        content_type="application/json",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": io.BytesIO(body), "wsgi.input_terminated": True},
+    )
+
+
+def test_it_reads_a_chunked_body(client, prop):
+    response = chunked(client, json.dumps(order()).encode())
+
+    answer(response, 200, "no_attribution")
+    assert Order.objects.get().order_id == "A-1001"
+    assert events() == [("no_attribution", 200, prop.brand_id, "A-1001", False)]
+
+
+def test_a_chunked_body_over_the_size_cap_is_refused_with_413(client, prop):
+    response = chunked(client, json.dumps(order(notes="x" * 70_000)).encode())
+
+    answer(response, 413, "invalid_params")
+    assert not Order.objects.exists()
 
 
 def test_the_path_with_a_trailing_slash_is_answered_without_a_redirect(api, prop):
