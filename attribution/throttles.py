@@ -4,10 +4,15 @@ and are read per request, so tests and operators can change them without a resta
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from config.lib.clients import client_address
+
 
 class _SettingsRateThrottle(SimpleRateThrottle):
     def __init__(self):
         pass  # rate is resolved per request in allow_request
+
+    def get_ident(self, request):
+        return client_address(request)
 
     def allow_request(self, request, view):
         self.rate = settings.API_THROTTLE_RATES.get(self.scope)

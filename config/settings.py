@@ -94,6 +94,8 @@ AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=1.0)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client as the API's throttles see it (NUM_PROXIES), not the load balancer's address nor a forged header.
+AXES_CLIENT_IP_CALLABLE = "config.lib.clients.client_address"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -158,10 +160,11 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "attribution.views.api_exception_handler",
-    # Behind a load balancer set NUM_PROXIES so the client IP is read from X-Forwarded-For;
-    # 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
-    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+    "NUM_PROXIES": None,  # the throttles read the client's address with config.lib.clients instead
 }
+# Behind a load balancer set NUM_PROXIES so the client's address is read from X-Forwarded-For;
+# 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 # Per client IP on order confirmation, per developer key on cancel, update and read ("N/s|m|h|d").
 API_THROTTLE_RATES = {

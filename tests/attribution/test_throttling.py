@@ -77,3 +77,23 @@ def test_the_read_api_is_limited_per_key(api, brand, tight_rates):
     assert response.status_code == 429
     assert response.json()["outcome"] == "rate_limited"
     assert "Retry-After" in response
+
+
+def test_behind_the_load_balancer_the_limit_is_per_client_not_per_balancer(api, prop, tight_rates, settings):
+    settings.NUM_PROXIES = 1
+    balancer = {"REMOTE_ADDR": "10.0.0.1"}
+    for n in range(2):
+        api.post("/api/order_confirmation", _order(prop, n), HTTP_X_FORWARDED_FOR="203.0.113.5", **balancer)
+
+    other_client = api.post(
+        "/api/order_confirmation", _order(prop, 8), HTTP_X_FORWARDED_FOR="198.51.100.7", **balancer
+    )
+    forged = api.post(
+        "/api/order_confirmation",
+        _order(prop, 9),
+        HTTP_X_FORWARDED_FOR="198.51.100.99, 203.0.113.5",
+        **balancer,
+    )
+
+    assert other_client.status_code == 200
+    assert forged.status_code == 429
