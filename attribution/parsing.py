@@ -138,15 +138,18 @@ class StrictJSONParser(BaseParser):
         raw = stream.read(cap + 1) if stream is not None else b""
         request = (parser_context or {}).get("request")
         if request is not None:
-            request.raw_body = raw[:cap]  # the outcome log keeps a redacted preview of bodies that fail
+            request.raw_body = raw[:cap]  # the outcome log keeps it as text (brands.privacy)
         if len(raw) > cap:
             raise BodyTooLarge()
         if not raw.strip():
             raise ParseError(EMPTY_BODY)
         try:
-            return loads_strict(raw)
+            document = loads_strict(raw)
         except (ValueError, RecursionError) as exc:
             raise ParseError(f"Request body is not valid JSON ({_short(exc)}).") from None
+        if request is not None:
+            request.body_parsed = True  # the outcome log keeps the whole body, not a preview
+        return document
 
 
 def _short(exc: Exception) -> str:

@@ -172,8 +172,8 @@ class EventView(APIView):
             endpoint=self.endpoint,
             received_at=received_at,
             request_id=request_id,
-            request_body=data,
-            raw_body=getattr(request, "raw_body", None),
+            body=getattr(request, "raw_body", None),
+            body_parsed=getattr(request, "body_parsed", False),
             key_prefix=key.prefix if key is not None else getattr(failed_key, "prefix", ""),
         )
         spooled = False
@@ -186,6 +186,7 @@ class EventView(APIView):
                 body=getattr(request, "raw_body", b"") or b"",
                 authorization=request.META.get("HTTP_AUTHORIZATION", ""),
                 brand_id=result.brand_id,
+                answered=str(result.outcome),
             )
         try:
             record(event)

@@ -197,7 +197,16 @@ class EventFilters:
     order_id: str = ""
 
 
-LIST_FIELDS = ("id", "received_at", "endpoint", "order_id", "outcome", "http_status", "is_test")
+LIST_FIELDS = (
+    "id",
+    "received_at",
+    "endpoint",
+    "order_id",
+    "outcome",
+    "http_status",
+    "is_test",
+    "answered_outcome",
+)
 
 
 def events(brand: Brand, filters: EventFilters):

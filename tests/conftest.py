@@ -5,6 +5,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from tests import factories
+from tests.browser import Browser, BrowserError, find_chromium
 
 
 @pytest.fixture(autouse=True)
@@ -73,3 +74,37 @@ def other_brand(db):
 @pytest.fixture
 def other_prop(other_brand):
     return factories.PropertyFactory(brand=other_brand, host="globex.example")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module (tests/browser.py); skipped without one. Closed with the
+    module, so no kept-alive connection reaches the live server from a later test."""
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no Chromium found (apt-get install chromium, or set CHROMIUM=/path/to/chrome)")
+    try:
+        started = Browser(executable)
+    except (OSError, BrowserError) as exc:
+        pytest.skip(f"Chromium at {executable} could not be started: {exc}")
+    yield started
+    started.close()
+
+
+@pytest.fixture
+def signed_in(browser, live_server, client):
+    """sign_in(user) -> a Chromium page whose session is that user's on the live server."""
+
+    pages = []
+
+    def sign_in(user):
+        client.force_login(user)
+        host = live_server.url.split("//", 1)[1].split(":", 1)[0]
+        browser.set_cookie(name="sessionid", value=client.cookies["sessionid"].value, domain=host, path="/")
+        pages.append(browser.page())
+        return pages[-1]
+
+    yield sign_in
+    for page in pages:  # no request of the page may still reach the live server after the test
+        page.goto("about:blank")
+    browser.send("Storage.clearCookies")

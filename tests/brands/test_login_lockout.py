@@ -76,7 +76,9 @@ def test_failures_from_an_attacker_behind_the_load_balancer_do_not_lock_the_real
     assert "_auth_user_id" in client.session
 
 
-def test_behind_the_load_balancer_the_attackers_own_address_is_locked(client, brand, behind_the_load_balancer):
+def test_behind_the_load_balancer_the_attackers_own_address_is_locked(
+    client, brand, behind_the_load_balancer
+):
     MembershipFactory(brand=brand, user=UserFactory(username="alice"))
     for _ in range(3):
         client.post(
