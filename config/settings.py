@@ -33,6 +33,9 @@ if _db["ENGINE"] == "django.db.backends.postgresql":
         f"-c statement_timeout={env.int('DB_STATEMENT_TIMEOUT_MS', default=5000)}"
     )
     _db["OPTIONS"].setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=3))
+    # ... and one silent network must not either: the server's timeout cannot fire when no packet
+    # reaches it, so the client bounds its own wait for every answer (config/db/base.py).
+    _db["OPTIONS"]["wait_timeout"] = env.float("DB_WAIT_TIMEOUT_S", default=7.0)
     # Parameters travel apart from the SQL, so PostgreSQL can keep the plan of a statement a connection
     # runs again and again (every event runs the same few): after DB_PREPARE_THRESHOLD runs it is
     # prepared, which saves a third of the database's CPU per order (bench/README.md). Set it to

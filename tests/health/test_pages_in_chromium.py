@@ -26,7 +26,9 @@ def alice(acme):
     return factories.MembershipFactory(brand=acme, user__username="alice").user
 
 
-def test_the_event_page_shows_the_body_with_the_json_types_it_was_sent_with(api, acme, alice, signed_in, live_server):
+def test_the_event_page_shows_the_body_with_the_json_types_it_was_sent_with(
+    api, acme, alice, signed_in, live_server
+):
     api.post("/api/order_confirmation", BODY)
     event = OutcomeEvent.objects.get()
     assert event.outcome == "invalid_order_id"  # 12.5 is a number with a fraction
