@@ -71,6 +71,8 @@ def _loose(text: str) -> str:
 
 def _literal(token: str, *, key: str | None) -> str:
     """A JSON string literal as kept; unchanged, escapes and all, when it holds no address."""
+    if key not in _WHOLE_VALUE_HASHED and "\\" not in token and "@" not in token and "%" not in token:
+        return token  # no escape to read and no at sign in any spelling: nothing to find
     try:
         value = json.loads(token)
     except ValueError:  # an escape JSON does not know: only in text that is not JSON
@@ -95,37 +97,38 @@ def redact_body(text: str) -> str:
     if not _ANY_AT.search(text) and "\\u" not in text and not any(n in text for n in _WHOLE_VALUE_HASHED):
         return text
     out = []
-    stack: list[str] = []
+    depth = 0
+    in_object = False  # the body is an object: its top-level members are tracked by name
     key: str | None = None  # the top-level member being read
-    expecting = "key"
+    expecting_key = True
     for match in TOKEN.finditer(text):
         token = match.group()
-        top_level = stack == ["{"]
-        if token in "{[":
-            stack.append(token)
-            if stack == ["{"]:
-                expecting, key = "key", None
+        first = token[0]
+        if first == "{" or first == "[":
+            depth += 1
+            if depth == 1:
+                in_object, expecting_key, key = first == "{", True, None
             out.append(token)
-        elif token in "}]":
-            if stack:
-                stack.pop()
+        elif first == "}" or first == "]":
+            depth -= 1
             out.append(token)
-        elif token.startswith('"') and len(token) > 1:
-            if top_level and expecting == "key":
+        elif first == '"' and len(token) > 1:
+            top_level = depth == 1 and in_object
+            if top_level and expecting_key:
                 try:
-                    key = json.loads(token)
+                    key = json.loads(token) if "\\" in token else token[1:-1]
                 except ValueError:
                     key = None
                 out.append(_literal(token, key=None))
             else:
                 out.append(_literal(token, key=key if top_level else None))
         else:
-            if top_level:
-                for char in token:
-                    if char == ",":
-                        expecting, key = "key", None
-                    elif char == ":":
-                        expecting = "value"
+            if depth == 1 and in_object:
+                comma, colon = token.rfind(","), token.rfind(":")
+                if comma > colon:
+                    expecting_key, key = True, None
+                elif colon > comma:
+                    expecting_key = False
             out.append(_loose(token) if _ANY_AT.search(token) else token)
     return "".join(out)
 

@@ -4,6 +4,7 @@
 from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
 from .commissions import AmountChange, Commission, CommissionStateChange
 from .orders import Attribution, Order
+from .ratelimits import RateCounter
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
 from .statements import Adjustment, Statement
 
@@ -17,6 +18,7 @@ __all__ = [
     "CommissionStateChange",
     "CreatorLink",
     "Order",
+    "RateCounter",
     "DeadLetter",
     "SpoolBacklog",
     "SpoolReplay",
