@@ -404,7 +404,7 @@ class DeadLetterAdmin(admin.ModelAdmin):
     @admin.display(description="body (addresses hashed)")
     def body_as_kept(self, obj):
         return (
-            format_html('<pre style="white-space: pre-wrap">{}</pre>', indented(obj.body))
+            format_html("<pre>{}</pre>", indented(obj.body))
             if obj.body
             else "–"
         )

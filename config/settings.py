@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -67,6 +68,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "csp",
     "brands",
     "attribution",
     "health",
@@ -84,6 +86,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
+    "config.csp.PagesCSPMiddleware",  # django-csp; see config/csp.py
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -189,6 +192,23 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "PREPROCESSING_HOOKS": ["attribution.schema.document_paths_without_trailing_slash"],
+}
+
+# Content-Security-Policy of every page (the health pages, sign-in, the admin, Swagger UI): scripts, styles and
+# images from this origin only, no inline script, no framing. The event endpoints answer JSON to other sites'
+# pages and scripts and carry none.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/order_confirmation", "/api/Affiliates/"],
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],  # the admin's and Swagger UI's icons are data: URLs in their CSS
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
 }
 
 # Browsers post order confirmations from brands' own origins (docs/decisions.md, "Browser callers"); nothing else is CORS.

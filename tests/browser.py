@@ -200,6 +200,18 @@ class Page:
             raise BrowserError(f"navigating to {url}: {answer['errorText']}")
         self.browser.wait_event("Page.loadEventFired", session=self.session)
 
+    def watch_csp_violations(self) -> None:
+        """From the next page on, keep each Content-Security-Policy violation in window.cspViolations."""
+        self.send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {
+                "source": "window.cspViolations = [];"
+                "document.addEventListener('securitypolicyviolation', function (e) {"
+                "  window.cspViolations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));"
+                "});"
+            },
+        )
+
     def evaluate(self, expression: str):
         """The value of a JavaScript expression; a Promise is awaited."""
         answer = self.send(
