@@ -14,7 +14,17 @@ from django.utils.safestring import mark_safe
 from config.lib.jsontext import indented
 
 from . import billing, replay, selectors
-from .models import Adjustment, AmountChange, Click, Commission, CreatorLink, DeadLetter, Order, Statement
+from .models import (
+    Adjustment,
+    AmountChange,
+    Click,
+    Commission,
+    CreatorLink,
+    DeadLetter,
+    Order,
+    SpoolBacklog,
+    Statement,
+)
 from .money import in_minor_units
 
 
@@ -403,11 +413,7 @@ class DeadLetterAdmin(admin.ModelAdmin):
 
     @admin.display(description="body (addresses hashed)")
     def body_as_kept(self, obj):
-        return (
-            format_html("<pre>{}</pre>", indented(obj.body))
-            if obj.body
-            else "–"
-        )
+        return format_html("<pre>{}</pre>", indented(obj.body)) if obj.body else "–"
 
     @admin.action(description="Retry the selected events now", permissions=["delete"])
     def retry(self, request, queryset):
@@ -421,3 +427,15 @@ class DeadLetterAdmin(admin.ModelAdmin):
                 f"{len(results) - replayed} event(s) failed again; each keeps its new reason.",
                 messages.WARNING,
             )
+
+
+@admin.register(SpoolBacklog)
+class SpoolBacklogAdmin(ReadOnlyAdmin):
+    """What each server's spool held at its last replay run (what the overview counts). A server taken out of
+    service keeps its last row: delete it here."""
+
+    list_display = ["server", "waiting", "oldest_received_at", "checked_at"]
+    ordering = ["server"]
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.has_perm("attribution.delete_spoolbacklog")

@@ -158,6 +158,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 API_BODY_MAX_BYTES = 64 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
+# Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
+# X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution.parsing.StrictJSONParser"],
@@ -166,11 +170,9 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "attribution.views.api_exception_handler",
-    "NUM_PROXIES": None,  # the throttles read the client's address with config.lib.clients instead
+    # The same rule as config.lib.clients, which the throttles, the sign-in lockout and clicks use.
+    "NUM_PROXIES": NUM_PROXIES,
 }
-# Behind a load balancer set NUM_PROXIES so the client's address is read from X-Forwarded-For;
-# 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
-NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 # ("N/s|m|h|d", attribution/throttles.py) Order confirmation per client address and brand: a brand's server
 # sending a flash sale's 100 orders a second from one address fits with room to spare. Cancel, update and
