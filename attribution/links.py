@@ -14,9 +14,9 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
-from rest_framework.throttling import BaseThrottle
 
 from brands.resolution import resolve_host
+from config.lib.clients import client_address
 
 from .models import Click, CreatorLink
 
@@ -105,8 +105,7 @@ def follow_link(
 
 
 def _client_ip(request) -> str:
-    # The same client address the API throttles use: REMOTE_ADDR, or X-Forwarded-For behind NUM_PROXIES.
-    return BaseThrottle().get_ident(request) or ""
+    return client_address(request)
 
 
 @require_safe

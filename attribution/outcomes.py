@@ -268,6 +268,7 @@ TEXTS: dict[str, str] = {
     "body.too_large": "The request body is larger than 64 KiB.",
     "body.unreadable": "{problem} Fix: send a JSON object.",
     "body.replayed_unreadable": "The request body is not valid JSON.",
+    "replay.stored_at_arrival": "Stored when it arrived; the answer was lost to a service-side fault.",
     "options": "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/.",
     "not_found": "No endpoint at {path}.",
     # the read API

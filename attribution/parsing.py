@@ -5,6 +5,7 @@ Pure functions with no database. Each parser returns the clean value or raises `
 with a sentence a brand's developer can act on.
 """
 
+import io
 import json
 import re
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from functools import lru_cache
 
 import iso4217
 from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
@@ -108,6 +110,24 @@ def loads_strict(raw: bytes):
     return document
 
 
+def read_chunked_body(request) -> None:
+    """Make a body sent with `Transfer-Encoding: chunked` readable (a Django HttpRequest, before DRF wraps it).
+
+    Such a body has no Content-Length, and Django and DRF read a request without one as empty: the order
+    would be answered "body is empty" and lost. A server that de-chunks the body and marks its end
+    (`wsgi.input_terminated`, as gunicorn does) lets it be read up to the size cap; any other server's
+    input could block on a connection the client keeps open, so it is left alone.
+    """
+    meta = request.META
+    if meta.get("CONTENT_LENGTH") or not meta.get("wsgi.input_terminated"):
+        return
+    if "chunked" not in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return
+    body = meta["wsgi.input"].read(settings.API_BODY_MAX_BYTES + 1)
+    meta["CONTENT_LENGTH"] = str(len(body))
+    request._stream = LimitedStream(io.BytesIO(body), len(body))
+
+
 class StrictJSONParser(BaseParser):
     """JSON bodies sent as application/json or text/plain (navigator.sendBeacon, "Browser callers" in docs/decisions.md)."""
 
@@ -118,15 +138,18 @@ class StrictJSONParser(BaseParser):
         raw = stream.read(cap + 1) if stream is not None else b""
         request = (parser_context or {}).get("request")
         if request is not None:
-            request.raw_body = raw[:cap]  # the outcome log keeps a redacted preview of bodies that fail
+            request.raw_body = raw[:cap]  # the outcome log keeps it as text (brands.privacy)
         if len(raw) > cap:
             raise BodyTooLarge()
         if not raw.strip():
             raise ParseError(EMPTY_BODY)
         try:
-            return loads_strict(raw)
+            document = loads_strict(raw)
         except (ValueError, RecursionError) as exc:
             raise ParseError(f"Request body is not valid JSON ({_short(exc)}).") from None
+        if request is not None:
+            request.body_parsed = True  # the outcome log keeps the whole body, not a preview
+        return document
 
 
 def _short(exc: Exception) -> str:
@@ -186,6 +209,10 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
     # rounded half-up, and judge what is kept.
     if amount.as_tuple().exponent < -MAX_AMOUNT_DECIMAL_PLACES:
         amount = amount.quantize(_AMOUNT_QUANTUM, rounding=ROUND_HALF_UP)
+        # 999999999999.9999995 is below the limit as sent and rounds up onto it: judge what is kept,
+        # or the column overflows and the event becomes a fault that never clears.
+        if amount.copy_abs() >= _AMOUNT_LIMIT:
+            raise FieldError("is out of range")
     if amount.is_zero():
         amount = amount.copy_abs()  # -0.0 is 0
     if amount < 0 or (amount == 0 and not allow_zero):

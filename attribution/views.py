@@ -30,8 +30,9 @@ from .parsing import (
     holds_unstorable_text,
     parse_bool,
     parse_order_id,
+    read_chunked_body,
 )
-from .throttles import PerClientIpThrottle, PerDeveloperKeyThrottle
+from .throttles import PerClientAndBrandThrottle, PerDeveloperKeyThrottle, count_refused_authentication
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +78,11 @@ class EventView(APIView):
     content_negotiation_class = AlwaysJSON
     authentication_classes: list = []
     permission_classes: list = []
-    throttle_classes = [PerClientIpThrottle]
+    throttle_classes = [PerClientAndBrandThrottle]
+
+    def initialize_request(self, request, *args, **kwargs):
+        read_chunked_body(request)
+        return super().initialize_request(request, *args, **kwargs)
 
     def initial(self, request, *args, **kwargs):
         # A wrong method is not an event: refuse it before authentication could answer 401.
@@ -87,9 +92,15 @@ class EventView(APIView):
             return  # describes the endpoint; nothing to authenticate or throttle
         # Receipt time before authentication and throttling, so a refused request is logged as it came.
         request.event_received_at = timezone.now()
+        try:  # read the body first: the order confirmation's limit is keyed by the brand it names
+            _ = request.data
+        except exceptions.ParseError as exc:  # answered once the throttles let the request through
+            request.body_error = exc
         super().initial(request, *args, **kwargs)
 
     def post(self, request, *args, **kwargs):
+        if getattr(request, "body_error", None) is not None:
+            raise request.body_error
         payload = request.data
         if getattr(request, "raw_body", None) is None:
             # DRF hands a body of zero bytes over as {} without calling the parser.
@@ -159,6 +170,8 @@ class EventView(APIView):
         data = data if isinstance(data, dict | list) and not isinstance(data, QueryDict) else None
         if not result.order_id and isinstance(data, dict):
             result.order_id = _order_id_for_log(data)
+        if result.outcome == Outcome.RATE_LIMITED and not getattr(request._request, "record_refusal", True):
+            return  # one refusal per limit window is recorded (attribution.throttles)
         failed_key = getattr(request, "failed_key", None)
         received_at = getattr(request, "event_received_at", None) or timezone.now()
         request_id = getattr(request._request, "request_id", "")
@@ -167,8 +180,8 @@ class EventView(APIView):
             endpoint=self.endpoint,
             received_at=received_at,
             request_id=request_id,
-            request_body=data,
-            raw_body=getattr(request, "raw_body", None),
+            body=getattr(request, "raw_body", None),
+            body_parsed=getattr(request, "body_parsed", False),
             key_prefix=key.prefix if key is not None else getattr(failed_key, "prefix", ""),
         )
         spooled = False
@@ -181,6 +194,7 @@ class EventView(APIView):
                 body=getattr(request, "raw_body", b"") or b"",
                 authorization=request.META.get("HTTP_AUTHORIZATION", ""),
                 brand_id=result.brand_id,
+                answered=str(result.outcome),
             )
         try:
             record(event)
@@ -243,14 +257,23 @@ def _brand_id_of_body(request) -> int | None:
         return None
 
 
-class _KeyedEventView(EventView):
+class KeyRequired:
+    """Views that need a developer key: a request without a valid one is refused (401), and an address
+    refused too often is answered 429 instead (attribution.throttles)."""
+
+    def perform_authentication(self, request):
+        try:
+            super().perform_authentication(request)
+            if request.auth is None:
+                raise exceptions.NotAuthenticated()
+        except (exceptions.AuthenticationFailed, exceptions.NotAuthenticated):
+            count_refused_authentication(request)
+            raise
+
+
+class _KeyedEventView(KeyRequired, EventView):
     authentication_classes = [DeveloperKeyAuthentication]
     throttle_classes = [PerDeveloperKeyThrottle]
-
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        if request.method == "POST" and request.auth is None:
-            raise exceptions.NotAuthenticated()
 
 
 @extend_schema(methods=["POST"], **schema.CANCEL)
@@ -284,18 +307,13 @@ class UpdateView(_KeyedEventView):
         )
 
 
-class OrderReadView(APIView):
+class OrderReadView(KeyRequired, APIView):
     """GET /api/Affiliates/orders/<order_id>: a brand reconciles its own order. Records nothing."""
 
     authentication_classes = [DeveloperKeyAuthentication]
     permission_classes: list = []
     throttle_classes = [PerDeveloperKeyThrottle]
     content_negotiation_class = AlwaysJSON
-
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        if request.auth is None:
-            raise exceptions.NotAuthenticated()
 
     @extend_schema(**schema.ORDER_READ)
     def get(self, request, order_id):

@@ -76,7 +76,7 @@ def fill(brand, count: int) -> None:
             f"""
             INSERT INTO health_outcomeevent
                 (brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at,
-                 request_id, key_prefix, request_body, response_body, warnings)
+                 request_id, key_prefix, request_body, response_body, warnings, answered_outcome)
             SELECT %s::integer,
                    CASE WHEN g %% 20 = 0 THEN 'cancel' WHEN g %% 20 = 1 THEN 'update' ELSE 'order_confirmation' END,
                    ({outcomes})[1 + g %% {len(OUTCOMES)}],
@@ -85,9 +85,9 @@ def fill(brand, count: int) -> None:
                    now() - (g %% 90) * interval '1 day' - (g %% 86400) * interval '1 second',
                    now() - interval '1 hour',
                    md5(g::text), '',
-                   jsonb_build_object('orderId', 'ORD-' || g, 'orderAmount', '59.90', 'currency', 'USD'),
+                   jsonb_build_object('orderId', 'ORD-' || g, 'orderAmount', 59.90, 'currency', 'USD')::text,
                    jsonb_build_object('success', true, 'outcome', 'no_attribution'),
-                   '[]'::jsonb
+                   '[]'::jsonb, ''
             FROM generate_series(%s::integer, %s::integer) AS g
             """,
             [brand.id, have + 1, count],

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -33,6 +34,9 @@ if _db["ENGINE"] == "django.db.backends.postgresql":
         f"-c statement_timeout={env.int('DB_STATEMENT_TIMEOUT_MS', default=5000)}"
     )
     _db["OPTIONS"].setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=3))
+    # ... and one silent network must not either: the server's timeout cannot fire when no packet
+    # reaches it, so the client bounds its own wait for every answer (config/db/base.py).
+    _db["OPTIONS"]["wait_timeout"] = env.float("DB_WAIT_TIMEOUT_S", default=7.0)
     # Parameters travel apart from the SQL, so PostgreSQL can keep the plan of a statement a connection
     # runs again and again (every event runs the same few): after DB_PREPARE_THRESHOLD runs it is
     # prepared, which saves a third of the database's CPU per order (bench/README.md). Set it to
@@ -65,6 +69,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "django_q",
+    "csp",
     "brands",
     "attribution",
     "health",
@@ -84,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
+    "config.csp.PagesCSPMiddleware",  # django-csp; see config/csp.py
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -97,6 +103,8 @@ AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=1.0)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client as the API's throttles see it (NUM_PROXIES), not the load balancer's address nor a forged header.
+AXES_CLIENT_IP_CALLABLE = "config.lib.clients.client_address"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -154,6 +162,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 API_BODY_MAX_BYTES = 64 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
+# Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
+# X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution.parsing.StrictJSONParser"],
@@ -162,16 +174,20 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "attribution.views.api_exception_handler",
-    # Behind a load balancer set NUM_PROXIES so the client IP is read from X-Forwarded-For;
-    # 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
-    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+    # The same rule as config.lib.clients, which the throttles, the sign-in lockout and clicks use.
+    "NUM_PROXIES": NUM_PROXIES,
 }
 
-# Per client IP on order confirmation, per developer key on cancel, update and read ("N/s|m|h|d").
+# ("N/s|m|h|d", attribution/throttles.py) Order confirmation per client address and brand: a brand's server
+# sending a flash sale's 100 orders a second from one address fits with room to spare. Cancel, update and
+# read per developer key. Refused authentication (no key, a bad or revoked one) per client address.
 API_THROTTLE_RATES = {
-    "order_confirmation": env("THROTTLE_ORDER_CONFIRMATION", default="1200/min"),
+    "order_confirmation": env("THROTTLE_ORDER_CONFIRMATION", default="12000/min"),
     "developer_key": env("THROTTLE_DEVELOPER_KEY", default="6000/min"),
+    "refused_authentication": env("THROTTLE_REFUSED_AUTHENTICATION", default="30/min"),
 }
+# Where the counts live: the shared cache with REDIS_URL, else the database; never one worker's memory.
+THROTTLE_STORE = "cache" if env("REDIS_URL", default="") else "database"
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Creator commerce order attribution",
@@ -182,6 +198,23 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "PREPROCESSING_HOOKS": ["attribution.schema.document_paths_without_trailing_slash"],
+}
+
+# Content-Security-Policy of every page (the health pages, sign-in, the admin, Swagger UI): scripts, styles and
+# images from this origin only, no inline script, no framing. The event endpoints answer JSON to other sites'
+# pages and scripts and carry none.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/order_confirmation", "/api/Affiliates/"],
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],  # the admin's and Swagger UI's icons are data: URLs in their CSS
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
 }
 
 # Browsers post order confirmations from brands' own origins (docs/decisions.md, "Browser callers"); nothing else is CORS.

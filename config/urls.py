@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from attribution import links
 from attribution.views import api_not_found
@@ -19,7 +19,8 @@ link_patterns = [re_path(r"^(?P<code>[A-Za-z0-9_-]{1,64})/?$", links.follow, nam
 
 urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # The split view serves Swagger UI's start-up script as a file: the Content-Security-Policy allows no inline one.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     path("api/", include("attribution.urls")),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),

@@ -45,7 +45,9 @@ def read_facts(
             pk for pk, f in facts.items() if is_silence_candidate(rule_sets.get(pk) or AlertRuleSet(), f, now)
         ]
         _add_history(facts, candidates, now)
-    service.spool_waiting, service.spool_oldest_at = spool.pending_summary()
+    # What the servers' last replay runs left waiting (attribution.spool.backlog), not this machine's disk.
+    waiting = spool.backlog()
+    service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
     return facts, service
 
 

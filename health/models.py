@@ -33,11 +33,16 @@ class OutcomeEvent(models.Model):
     recorded_at = models.DateTimeField(default=timezone.now)
     request_id = models.CharField(max_length=36, blank=True, default="")
     key_prefix = models.CharField(max_length=16, blank=True, default="")
-    request_body = models.JSONField(null=True, blank=True)  # redacted: no email, no key
+    # The body as received, as text (its numbers as they were written), every shopper's address hashed
+    # (brands.privacy); a body that is not JSON as a preview. Never a key.
+    request_body = models.TextField(null=True, blank=True)
     response_body = models.JSONField(null=True, blank=True)
     warnings = models.JSONField(default=list, blank=True)
     # Whether `warnings` is non-empty, kept as a column so filters and counts need no JSON in SQL.
     has_warnings = models.BooleanField(default=False)
+    # A replayed event (attribution.replay) is one row: its real outcome above, and here the fault its
+    # caller was answered at the time (insert_failed, handler_error); empty for every other event.
+    answered_outcome = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         indexes = [

@@ -47,7 +47,12 @@ def is_accepted_order(code: str, endpoint: str) -> bool:
     """An order confirmation the service took and judged: a 2xx answer that is not a service-side fault
     (a fault's event is counted when it is replayed). Duplicates and unreadable orders are not."""
     info = info_of(code, endpoint)
-    return endpoint == Endpoint.ORDER_CONFIRMATION and info is not None and info.success and not info.service_side
+    return (
+        endpoint == Endpoint.ORDER_CONFIRMATION
+        and info is not None
+        and info.success
+        and not info.service_side
+    )
 
 
 @dataclass

@@ -205,7 +205,17 @@ class EventFilters:
     has_warnings: bool = False
 
 
-LIST_FIELDS = ("id", "received_at", "endpoint", "order_id", "outcome", "http_status", "is_test", "has_warnings")
+LIST_FIELDS = (
+    "id",
+    "received_at",
+    "endpoint",
+    "order_id",
+    "outcome",
+    "http_status",
+    "is_test",
+    "has_warnings",
+    "answered_outcome",
+)
 # The outcomes the brand can fix, as the overview's "Needs your action" lists them.
 NEEDS_ACTION = [outcome.value for outcome, info in OUTCOMES.items() if info.recorded and info.needs_action]
 

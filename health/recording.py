@@ -1,20 +1,16 @@
-"""The only writer of the outcome log. Request bodies are stored redacted (docs/decisions.md, "Known shoppers" and "Developer keys")."""
+"""The only writer of the outcome log. Request bodies are stored as text with every shopper's address
+hashed (brands.privacy; docs/decisions.md, "What the outcome log records"); keys never (only a prefix)."""
 
-import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from decimal import Decimal
 
 from django.utils import timezone
 
-from brands.hosts import hash_email
+from brands.privacy import keep_body, redact_value
 from config.lib.statements import InsertStatement
 
 from .models import OutcomeEvent
-
-_EMAIL = re.compile(r"[^\s\"'<>@,;:]+@[^\s\"'<>@,;:]+")
-_RAW_PREVIEW_CHARS = 2000
-SENSITIVE_FIELDS = {"customer_email"}
+from .rollup import move_counted_event
 
 
 @dataclass
@@ -30,9 +26,10 @@ class EventRecord:
     order_id: str = ""
     is_test: bool = False
     key_prefix: str = ""
-    request_body: object = None
+    request_body: str | None = None  # the body as kept (brands.privacy.keep_body)
     response_body: object = None
     warnings: list = field(default_factory=list)
+    answered_outcome: str = ""  # a replayed event's fault as answered at the time
     # When the row is written; empty means now, and a replayed event must leave it empty so the roll-up's
     # safety lag covers it. Tests set it to control time.
     recorded_at: datetime | None = None
@@ -45,12 +42,16 @@ class EventRecord:
         endpoint: str,
         received_at: datetime,
         request_id: str,
-        request_body=None,
-        raw_body: bytes | None = None,
+        body: bytes | str | None = None,
+        body_parsed: bool = True,
         key_prefix: str = "",
         extra_warnings: tuple = (),
     ) -> "EventRecord":
-        """The log row of a service's `attribution.outcomes.Result`: the one way a result becomes a row."""
+        """The log row of a service's `attribution.outcomes.Result`: the one way a result becomes a row.
+
+        `body` is the request body as received (or as the spool kept it); `body_parsed` says whether it
+        read as JSON (kept whole) or not (kept as a preview).
+        """
         return cls(
             endpoint=endpoint,
             outcome=str(result.outcome),
@@ -61,8 +62,9 @@ class EventRecord:
             order_id=result.order_id,
             is_test=result.is_test,
             key_prefix=key_prefix,
-            request_body=redact_body(request_body, raw_body),
-            response_body=result.body(),
+            request_body=keep_body(body, preview=not body_parsed),
+            # An answer may echo what was sent (a code, a host): no address is stored there either.
+            response_body=redact_value(result.body()),
             warnings=[*result.warnings, *extra_warnings],
         )
 
@@ -85,42 +87,6 @@ class EventRecord:
         )
 
 
-def redact_body(data, raw: bytes | None = None):
-    """The request body as it may be stored: parsed when it parsed, a redacted preview when not."""
-    if isinstance(data, dict):
-        clean = {}
-        for key, value in data.items():
-            if key in SENSITIVE_FIELDS:
-                clean[key] = _hashed(value)
-            else:
-                clean[key] = _jsonable(value)
-        return clean
-    if data is not None:
-        return _jsonable(data)
-    if raw:
-        # errors="replace" leaves no byte that cannot be stored except NUL, which no text column takes.
-        text = raw[:_RAW_PREVIEW_CHARS].decode("utf-8", errors="replace").replace("\x00", "\ufffd")
-        return {"_unparsed": _EMAIL.sub("[email redacted]", text)}
-    return None
-
-
-def _hashed(value):
-    if isinstance(value, str) and value.strip():
-        return f"sha256:{hash_email(value)}"
-    return None
-
-
-def _jsonable(value):
-    """JSONField cannot store Decimal; keep the exact text the caller sent instead."""
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    return value
-
-
 _insert_event = InsertStatement(OutcomeEvent)
 
 
@@ -141,4 +107,50 @@ def record(event: EventRecord) -> int:
         response_body=event.response_body,
         warnings=event.warnings,
         has_warnings=bool(event.warnings),
+        answered_outcome=event.answered_outcome,
     )
+
+
+FAULTS = ("insert_failed", "handler_error")
+
+
+def record_resolution(event: EventRecord, *, answered: str = "") -> int:
+    """Record the real outcome of an event replayed from the spool, as one row per event, counted once.
+
+    The caller was answered `answered` (a fault) when the event arrived, and that answer may already be a
+    row. The real outcome is then written over that row, which keeps what was answered, and the row's
+    count moves from the fault to the real outcome if the roll-up had counted it. Without such a row, a new
+    one says both. A row the first attempt wrote after all (its INSERT reached the database late) is not
+    written twice. Runs inside the replay's transaction.
+    """
+    if event.request_id:
+        same_request = OutcomeEvent.objects.filter(
+            request_id=event.request_id, received_at=event.received_at, endpoint=event.endpoint
+        )
+        if same_request.filter(outcome=event.outcome).exists():
+            return same_request.filter(outcome=event.outcome).values_list("id", flat=True).first()
+        fault = same_request.filter(outcome__in=FAULTS).select_for_update().order_by("id").first()
+        if fault is not None:
+            move_counted_event(
+                fault,
+                outcome=event.outcome,
+                brand_id=event.brand_id,
+                is_test=event.is_test,
+                warned=bool(event.warnings),
+            )
+            OutcomeEvent.objects.filter(pk=fault.pk).update(
+                outcome=event.outcome,
+                http_status=event.http_status,
+                brand_id=event.brand_id,
+                order_id=(event.order_id or fault.order_id)[:255],
+                is_test=event.is_test,
+                key_prefix=event.key_prefix or fault.key_prefix,
+                request_body=fault.request_body or event.request_body,
+                response_body=event.response_body,
+                warnings=event.warnings,
+                has_warnings=bool(event.warnings),
+                answered_outcome=fault.outcome,
+            )
+            return fault.pk
+    event.answered_outcome = answered if answered in FAULTS else ""
+    return record(event)

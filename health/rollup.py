@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, transaction
-from django.db.models import Count, Min, Q
+from django.db.models import Count, F, Min, Q
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
@@ -110,6 +110,39 @@ def _fold(start: int, upper: int) -> int:
     _upsert(DailyOutcomeCount, "day", [_row(r, connection.ops.adapt_datefield_value) for r in daily])
     _upsert(HourlyOutcomeCount, "hour", [_row(r, connection.ops.adapt_datetimefield_value) for r in hourly])
     return sum(group["n"] for group in daily)
+
+
+def move_counted_event(
+    event: OutcomeEvent, *, outcome: str, brand_id: int | None, is_test: bool, warned: bool
+) -> None:
+    """Before an event's row changes outcome (a replay resolving a fault): if the counts hold it already,
+    move it there too, so it is counted once, under its new outcome (and among the warned events when the
+    new row carries warnings). Call inside the transaction that changes the row; the watermark's lock
+    keeps a roll-up from folding the row in between."""
+    watermark = _locked_watermark(wait=True)
+    if event.id > watermark.last_event_id:
+        return  # not folded yet: the roll-up will count the row as it is then
+    day = event.received_at.astimezone(UTC).date()
+    hour = event.received_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    for model, column, bucket, adapt in (
+        (DailyOutcomeCount, "day", day, connection.ops.adapt_datefield_value),
+        (HourlyOutcomeCount, "hour", hour, connection.ops.adapt_datetimefield_value),
+    ):
+        if event.brand_id is not None:
+            counted = model.objects.filter(
+                brand_id=event.brand_id,
+                **{column: bucket},
+                endpoint=event.endpoint,
+                outcome=event.outcome,
+                is_test=event.is_test,
+                count__gt=0,
+            )
+            counted.update(count=F("count") - 1)
+            if event.has_warnings:
+                counted.filter(warned__gt=0).update(warned=F("warned") - 1)
+        if brand_id is not None:
+            row = (brand_id, adapt(bucket), event.endpoint, outcome, is_test, 1, int(warned))
+            _upsert(model, column, [row])
 
 
 def _row(group: dict, adapt) -> tuple:

@@ -2,6 +2,7 @@
 "send a test order" button that goes through the same service and outcome log as the API.
 """
 
+import json
 import logging
 import secrets
 from urllib.parse import urlencode
@@ -69,7 +70,7 @@ def send_test_order(
         endpoint=Endpoint.ORDER_CONFIRMATION,
         received_at=received_at,
         request_id=request_id,
-        request_body=payload,
+        body=json.dumps(payload),
     )
     try:
         return result, record(event)

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from attribution.billing import lock_due_commissions
 from attribution.replay import replay_all
+from attribution.throttles import prune_counters
 
 from . import alerts, notifications
 from .retention import prune
@@ -46,7 +47,10 @@ def roll_up_outcomes() -> str:
 
 def replay_spool() -> str:
     summary = replay_all()
-    return f"Replayed {summary.replayed}; {summary.already_done} already replayed, {summary.still_failing} still failing."
+    return (
+        f"Replayed {summary.replayed}; {summary.already_done} already replayed, {summary.still_failing} still "
+        f"failing, {summary.dead_lettered} dead-lettered; {summary.waiting} waiting."
+    )
 
 
 def lock_commissions() -> str:
@@ -56,7 +60,11 @@ def lock_commissions() -> str:
 
 def prune_outcomes() -> str:
     result = prune(before=timezone.now() - RETENTION)
-    return f"Deleted {result.deleted} outcome events; {result.hourly_deleted} hourly counts."
+    counters = prune_counters()
+    return (
+        f"Deleted {result.deleted} outcome events; {result.hourly_deleted} hourly counts; "
+        f"{counters} idle throttle counters."
+    )
 
 
 @dataclass(frozen=True)

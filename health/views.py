@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
 from attribution import spool
+from config.lib.jsontext import indented, is_json
 
 from . import queries
 from .access import brand_page
@@ -52,9 +53,10 @@ def overview(request, chosen):
         "namespace": namespace,
         "summary": build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone()),
         "status": queries.integration_status(chosen.brand, now),
-        # Events kept on disk during a service-side fault, waiting for replay_spool.
+        # Events kept during a service-side fault and not processed yet, as the last replay run counted
+        # them (attribution.spool.backlog: the database, never the spool directory).
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),
-        "spooled_all": spool.pending_count() if request.user.is_staff else None,
+        "backlog_all": spool.backlog() if request.user.is_staff else None,
         "groups": GROUPS,
         "now": now,
         # The events list for the same brand, namespace and days; each link adds outcome or endpoint.
@@ -114,7 +116,8 @@ def event(request, chosen, found, pk: int):
             "event": found,
             "info": info,
             "commission": queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
-            "request_json": _pretty(found.request_body),
+            "request_text": indented(found.request_body or ""),
+            "request_is_json": is_json(found.request_body or ""),
             "response_json": _pretty(found.response_body),
         },
     )

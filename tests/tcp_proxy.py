@@ -1,5 +1,9 @@
 """A TCP proxy a test controls: forward to a server, then cut every connection and refuse new
-ones, then restore. Used to take the database away from the app for real, mid-traffic."""
+ones, or black-hole them (accept, forward nothing, close nothing), then restore. Used to take the
+database away from the app for real, mid-traffic.
+
+Black-holed data is held, not dropped, and delivered on restore, as TCP retransmits once a route
+heals: a statement the app gave up waiting for can still reach the database after it closed its end."""
 
 import socket
 import threading
@@ -13,6 +17,11 @@ class TcpProxy:
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._cut = False
+        # Set while each direction flows: to the server (statements) and back (answers).
+        self._to_server = threading.Event()
+        self._to_client = threading.Event()
+        self._to_server.set()
+        self._to_client.set()
 
     def start(self) -> "TcpProxy":
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -39,12 +48,13 @@ class TcpProxy:
                 continue
             with self._lock:
                 self._sockets.update((client, upstream))
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            for a, b, flowing in ((client, upstream, self._to_server), (upstream, client, self._to_client)):
+                threading.Thread(target=self._pipe, args=(a, b, flowing), daemon=True).start()
 
-    def _pipe(self, source, sink):
+    def _pipe(self, source, sink, flowing):
         try:
             while data := source.recv(65536):
+                flowing.wait()
                 sink.sendall(data)
         except OSError:
             pass
@@ -67,8 +77,17 @@ class TcpProxy:
                 pass
             s.close()
 
+    def black_hole(self, *, answers_only: bool = False):
+        """Keep every connection open and accept new ones, but carry nothing (with answers_only, carry
+        statements to the server and hold its answers: the database works, the app never hears back)."""
+        self._to_client.clear()
+        if not answers_only:
+            self._to_server.clear()
+
     def restore(self):
         self._cut = False
+        self._to_server.set()
+        self._to_client.set()
 
     def stop(self):
         self.cut()

@@ -8,6 +8,7 @@ of www.brand.localhost and must be read on the apex's thank-you page, which post
 origins (CORS) to the service.
 """
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -115,8 +116,8 @@ def test_a_click_on_a_creator_link_makes_the_order_on_the_brand_site_tracked(
     assert Commission.objects.get(order=order).creator == ana
     event = OutcomeEvent.objects.get(order_id="E2E-1042")
     assert (event.outcome, event.brand_id, event.is_test) == ("tracked", brand.id, False)
-    assert event.request_body["clickId"] == click.click_id
-    assert event.request_body["page_url"] == f"http://brand.localhost:{port}/thank-you"
+    assert json.loads(event.request_body)["clickId"] == click.click_id
+    assert json.loads(event.request_body)["page_url"] == f"http://brand.localhost:{port}/thank-you"
     # A 2xx answer clears the click, so a later order without a new click is not attributed again.
     page.wait_for_function("!document.cookie.includes('sms_click_id')")
     assert _cookie(context, "sms_click_id") is None

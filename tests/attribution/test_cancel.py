@@ -522,8 +522,8 @@ def test_it_answers_on_the_path_with_a_trailing_slash(client, alice, commission)
 
 
 def test_a_cancel_takes_a_bounded_number_of_queries(client, alice, commission, django_assert_max_num_queries):
-    # key, BEGIN, lock, move, its history row, COMMIT, outcome row, and the key's last-used time
-    with django_assert_max_num_queries(8):
+    # key, the throttle's count, BEGIN, lock, move, its history row, COMMIT, outcome row, key's last-used time
+    with django_assert_max_num_queries(9):
         response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 
     assert response.json()["outcome"] == "tracked"

@@ -2,6 +2,7 @@
 proxy the test controls; the proxy is cut while orders, cancels and updates arrive, restored, the
 spool is replayed, and every event and commission is found exactly once."""
 
+import time
 from decimal import Decimal
 
 import pytest
@@ -83,7 +84,7 @@ def test_events_sent_while_the_database_is_unreachable_are_replayed_exactly_once
 
     assert all(r.status_code == 200 for r in during), [r.content for r in during]
     assert {r.json()["outcome"] for r in during} <= {"insert_failed", "handler_error"}
-    assert spool.pending_count() == len(during)
+    assert len(spool.pending()) == len(during)
 
     after = send("/api/order_confirmation", {**_order(prop, "A-0"), "code": code})
     assert after.json()["outcome"] == "tracked"
@@ -110,4 +111,107 @@ def test_events_sent_while_the_database_is_unreachable_are_replayed_exactly_once
     assert real_outcomes.get(order_id="B-0", outcome="duplicate_order")
     assert real_outcomes.get(endpoint="cancel").outcome == "tracked"
     assert real_outcomes.get(endpoint="update").outcome == "tracked"
+    assert spool.pending() == []
     assert spool.pending_count() == 0
+
+
+# --- a database that stops answering ---------------------------------------------------------------------------
+
+WAIT_TIMEOUT_S = 1
+CONNECT_TIMEOUT_S = 2  # psycopg's smallest
+# One timed-out statement, then at most two attempts to connect (the order, then its log row), and slack
+# for a loaded machine: far below the ~30 s at which gunicorn would kill a worker stuck in a query.
+ANSWER_BOUND_S = WAIT_TIMEOUT_S + 2 * CONNECT_TIMEOUT_S + 3
+
+
+@pytest.fixture
+def short_waits(app_through_proxy):
+    options = connection.settings_dict["OPTIONS"]
+    saved = dict(options)
+    options.update(wait_timeout=WAIT_TIMEOUT_S, connect_timeout=CONNECT_TIMEOUT_S)
+    connection.close()
+    yield app_through_proxy
+    connection.close()
+    options.clear()
+    options.update(saved)
+
+
+def _timed(send, *args, **kwargs):
+    started = time.monotonic()
+    response = send(*args, **kwargs)
+    return response, time.monotonic() - started
+
+
+def _every_order_has_exactly_its_real_outcome_row():
+    faults = ("insert_failed", "handler_error")
+    for order in Order.objects.all():
+        rows = OutcomeEvent.objects.filter(endpoint="order_confirmation", order_id=order.order_id)
+        assert rows.exclude(outcome__in=faults).count() == 1, order.order_id
+        assert not rows.filter(outcome__in=faults).exists(), order.order_id
+
+
+def test_a_database_that_answers_nothing_is_answered_insert_failed_within_a_bound_and_spooled(
+    send, prop, creator, short_waits
+):
+    proxy = short_waits
+    from tests.factories import DiscountCodeFactory
+
+    DiscountCodeFactory(brand=prop.brand, code="HUSH10", creator=creator)
+    assert send("/api/order_confirmation", _order(prop, "B-1")).json()["outcome"] == "no_attribution"
+
+    proxy.black_hole()
+    answers = [
+        _timed(
+            send, "/api/order_confirmation", {**_order(prop, "H-1"), "code": "HUSH10"}
+        ),  # reused connection
+        _timed(send, "/api/order_confirmation", _order(prop, "H-2")),  # a new connection that never opens
+    ]
+    proxy.restore()
+
+    for response, elapsed in answers:
+        assert response.status_code == 200
+        assert response.json()["outcome"] == "insert_failed"
+        assert elapsed < ANSWER_BOUND_S, elapsed
+    assert len(spool.pending()) == 2
+    close_old_connections()
+
+    summary = replay_all()
+
+    assert (summary.replayed, summary.still_failing, summary.dead_lettered) == (2, 0, 0)
+    assert sorted(Order.objects.values_list("order_id", flat=True)) == ["B-1", "H-1", "H-2"]
+    assert Commission.objects.get().order.order_id == "H-1"
+    _every_order_has_exactly_its_real_outcome_row()
+    assert set(
+        OutcomeEvent.objects.filter(order_id__startswith="H-").values_list("answered_outcome", flat=True)
+    ) == {"insert_failed"}
+
+
+def test_an_order_stored_whose_answer_never_came_back_is_recorded_once_with_its_own_outcome(
+    send, prop, short_waits, settings
+):
+    proxy = short_waits
+    # Counted in the cache (as with REDIS_URL), the limit leaves the order's INSERT the first statement to
+    # lose its answer; counted in the database, the count's UPSERT would, and the INSERT never be sent.
+    settings.THROTTLE_STORE = "cache"
+    assert send("/api/order_confirmation", _order(prop, "B-1")).json()["outcome"] == "no_attribution"
+
+    proxy.black_hole(answers_only=True)  # the INSERT reaches the database and commits; its answer is held
+    response, elapsed = _timed(send, "/api/order_confirmation", _order(prop, "L-1"))
+    proxy.restore()
+
+    assert response.json()["outcome"] == "insert_failed"
+    assert elapsed < ANSWER_BOUND_S, elapsed
+    close_old_connections()  # as the next request would: the timed-out connection was closed
+    assert Order.objects.filter(order_id="L-1").exists()  # stored on arrival after all
+    [entry] = spool.pending()
+
+    replay_all()
+
+    assert Order.objects.filter(order_id="L-1").count() == 1
+    event = OutcomeEvent.objects.get(order_id="L-1")
+    assert (event.outcome, event.answered_outcome, event.received_at) == (
+        "no_attribution",
+        "insert_failed",
+        entry.received_at,
+    )
+    _every_order_has_exactly_its_real_outcome_row()

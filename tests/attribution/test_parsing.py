@@ -125,6 +125,8 @@ def test_a_new_order_amount_may_be_zero_but_not_negative():
         Decimal("1E+999999999"),  # a valid JSON number; must not overflow the decimal context
         Decimal("1E-999999999"),  # must not be flushed to an acceptable amount
         "0.0000001",
+        "999999999999.9999995",  # below 10^12 as sent, 10^12 once rounded to six decimals
+        Decimal("999999999999.99999950"),
     ],
 )
 def test_an_amount_out_of_range_is_refused_not_crashed_on(sent):
@@ -146,6 +148,7 @@ def test_a_plain_decimal_reads_the_same_as_a_json_number_and_as_a_string(amount)
 @given(json_values)
 @example(Decimal("1E+999999999"))
 @example(Decimal("-1E-999999999"))
+@example(Decimal("999999999999.9999995"))
 @example("1" * 5000)
 def test_an_amount_is_a_positive_decimal_or_a_field_error_never_anything_else(value):
     try:

@@ -173,7 +173,9 @@ def test_reset_issues_new_keys_and_the_old_ones_stop_working(seed, api, tmp_path
         assert second["brands"][name]["developer_key"] != first["brands"][name]["developer_key"]
         assert cancel(api, first["brands"][name]["developer_key"]).status_code == 401
         assert cancel(api, second["brands"][name]["developer_key"]).status_code == 200
-    assert second["brands"]["main"]["revoked_developer_key"] != first["brands"]["main"]["revoked_developer_key"]
+    assert (
+        second["brands"]["main"]["revoked_developer_key"] != first["brands"]["main"]["revoked_developer_key"]
+    )
 
 
 def test_a_kept_key_revoked_meanwhile_is_replaced_and_the_others_kept(seed, api, tmp_path):

@@ -11,6 +11,7 @@ from django.utils import timezone
 from attribution import spool
 from attribution.models import Commission, Order, SpoolReplay
 from attribution.replay import REPLAYED, replay_all
+from brands.hosts import hash_email
 from health.models import OutcomeEvent
 from tests.factories import ClickFactory, CommissionFactory, OrderFactory, issue_key
 
@@ -32,11 +33,12 @@ def _order(prop, **fields):
     }
 
 
-def _break_order_inserts(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise OperationalError("server closed the connection unexpectedly")
+def _refuse(*args, **kwargs):
+    raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr("attribution.orders._insert_order", refuse)
+
+def _break_order_inserts(monkeypatch):
+    monkeypatch.setattr("attribution.orders._insert_order", _refuse)
 
 
 def test_an_order_the_database_refuses_is_answered_insert_failed_and_spooled(api, prop, monkeypatch):
@@ -47,9 +49,9 @@ def test_an_order_the_database_refuses_is_answered_insert_failed_and_spooled(api
     assert response.status_code == 200
     assert response.json()["outcome"] == "insert_failed"
     assert response.json()["success"] is True
-    assert spool.pending_count() == 1
     [entry] = spool.pending()
     assert json.loads(entry.body)["orderId"] == "SP-1"
+    assert entry.answered == "insert_failed"
     assert not Order.objects.exists()
     assert OutcomeEvent.objects.get().outcome == "insert_failed"
 
@@ -68,10 +70,11 @@ def test_replay_processes_a_spooled_order_once_with_its_original_receipt_time(ap
     assert order.outcome == "tracked"  # judged at arrival, inside the 30-day window
     assert order.received_at == entry.received_at
     assert Commission.objects.filter(order=order).count() == 1
-    replayed = OutcomeEvent.objects.get(outcome="tracked")
+    replayed = OutcomeEvent.objects.get()  # the insert_failed row, now with its real outcome
+    assert (replayed.outcome, replayed.answered_outcome) == ("tracked", "insert_failed")
     assert replayed.received_at == entry.received_at
     assert REPLAYED in replayed.warnings
-    assert spool.pending_count() == 0
+    assert spool.pending() == []
 
 
 def test_a_second_replay_changes_nothing(api, prop, monkeypatch):
@@ -89,7 +92,7 @@ def test_a_second_replay_changes_nothing(api, prop, monkeypatch):
             "endpoint": entry.endpoint,
             "received_at": entry.received_at.isoformat(),
             "request_id": entry.request_id,
-            "body_b64": __import__("base64").b64encode(entry.body).decode(),
+            "body": entry.body,
             "key_prefix": "",
             "key_hash": "",
         }
@@ -122,7 +125,7 @@ def test_an_event_still_refused_on_replay_stays_in_the_spool(api, prop, monkeypa
     summary = replay_all()
 
     assert summary.still_failing == 1
-    assert spool.pending_count() == 1
+    assert len(spool.pending()) == 1
     assert not SpoolReplay.objects.exists()
 
 
@@ -159,7 +162,7 @@ def test_a_handler_error_is_spooled_and_answered_200_json(api, prop, monkeypatch
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     assert response.json()["outcome"] == "handler_error"
-    assert spool.pending_count() == 1
+    assert len(spool.pending()) == 1
 
 
 def test_an_outcome_row_the_database_refuses_is_spooled_and_recorded_on_replay(api, prop, monkeypatch):
@@ -178,3 +181,168 @@ def test_an_outcome_row_the_database_refuses_is_spooled_and_recorded_on_replay(a
 
     assert OutcomeEvent.objects.get().outcome == "no_attribution"
     assert Order.objects.count() == 1
+
+
+# --- no address in a spool file -------------------------------------------------------------------------------
+
+ANA = "sha256:" + hash_email("ana@example.com")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"customer_email": "ana@example.com"},
+        {"customer_email": "ANA@example.com", "notes": ["ana\u0040example.com"]},
+        {"shopper": {"email": "ana@example.com"}},
+        {"page_url": "https://shop.acme.example/t?email=ana%40example.com"},
+    ],
+)
+def test_a_spool_file_keeps_no_shoppers_address_and_the_replay_still_knows_the_shopper(
+    api, prop, monkeypatch, spool_in_tmp, body
+):
+    with monkeypatch.context() as patch:
+        _break_order_inserts(patch)
+        api.post(ORDER_PATH, _order(prop, **body))
+
+    stored = "".join(p.read_text() for p in spool_in_tmp.iterdir())
+    assert "ana@" not in stored.lower() and "ana%40" not in stored.lower() and "ana\\u0040" not in stored
+    assert ANA in stored
+    replay_all()
+    assert ANA in OutcomeEvent.objects.get().request_body
+
+
+def test_a_spooled_order_replays_with_its_known_shopper(api, prop, creator, monkeypatch):
+    from tests.factories import KnownShopperFactory
+
+    KnownShopperFactory(brand=prop.brand, creator=creator, email_hash=ANA.removeprefix("sha256:"))
+    with monkeypatch.context() as patch:
+        _break_order_inserts(patch)
+        api.post(ORDER_PATH, _order(prop, customer_email="Ana@Example.com"))
+
+    replay_all()
+
+    assert Order.objects.get().outcome == "tracked"
+    assert Order.objects.get().attribution == "shopper"
+
+
+# --- one event, one row, counted once ---------------------------------------------------------------------------
+
+
+def test_a_replayed_event_is_one_row_with_the_answer_it_got_and_its_resolution(api, prop, monkeypatch):
+    with monkeypatch.context() as patch:
+        _break_order_inserts(patch)
+        response = api.post(ORDER_PATH, _order(prop))
+
+    replay_all()
+
+    [event] = OutcomeEvent.objects.all()
+    assert (event.outcome, event.answered_outcome, event.http_status) == (
+        "no_attribution",
+        "insert_failed",
+        200,
+    )
+    assert event.request_id == response["X-Request-ID"]
+    assert event.response_body["outcome"] == "no_attribution"
+    assert REPLAYED in event.warnings
+
+
+@pytest.mark.parametrize("rolled_up_before_replay", [True, False])
+def test_a_replayed_event_is_counted_once_under_its_real_outcome(
+    api, prop, monkeypatch, rolled_up_before_replay
+):
+    from health.models import DailyOutcomeCount
+    from health.rollup import roll_up
+
+    with monkeypatch.context() as patch:
+        _break_order_inserts(patch)
+        api.post(ORDER_PATH, _order(prop))
+    later = timezone.now() + timedelta(minutes=5)  # past the roll-up's safety lag
+    if rolled_up_before_replay:
+        roll_up(now=later)
+
+    replay_all()
+    roll_up(now=later + timedelta(minutes=5))
+
+    counts = dict(DailyOutcomeCount.objects.filter(brand=prop.brand).values_list("outcome", "count"))
+    assert counts.get("no_attribution") == 1
+    assert counts.get("insert_failed", 0) == 0
+
+
+def test_a_spooled_event_without_a_fault_row_is_one_new_row_saying_what_was_answered(api, prop, monkeypatch):
+    with monkeypatch.context() as patch:
+        _break_order_inserts(patch)
+        patch.setattr(
+            "health.recording._insert_event", lambda **kw: (_ for _ in ()).throw(OperationalError("down"))
+        )
+        api.post(ORDER_PATH, _order(prop))
+    assert not OutcomeEvent.objects.exists()
+
+    replay_all()
+
+    [event] = OutcomeEvent.objects.all()
+    assert (event.outcome, event.answered_outcome) == ("no_attribution", "insert_failed")
+
+
+# --- stored on arrival, answered as a fault -----------------------------------------------------------------------
+
+
+def test_an_order_the_database_stored_though_its_answer_was_lost_is_recorded_with_its_own_outcome(api, prop):
+    received = timezone.now()
+    OrderFactory(brand=prop.brand, order_id="SP-1", outcome="no_attribution", received_at=received)
+    spool.keep_event(
+        endpoint="order_confirmation",
+        received_at=received,
+        request_id="req-late-commit",
+        body=json.dumps(_order(prop)).encode(),
+        answered="insert_failed",
+    )
+
+    replay_all()
+
+    event = OutcomeEvent.objects.get()
+    assert (event.outcome, event.answered_outcome) == ("no_attribution", "insert_failed")
+    assert Order.objects.count() == 1
+
+
+def test_a_repeat_of_an_order_stored_by_another_request_is_still_a_duplicate(api, prop):
+    OrderFactory(brand=prop.brand, order_id="SP-1", received_at=timezone.now() - timedelta(minutes=1))
+    spool.keep_event(
+        endpoint="order_confirmation",
+        received_at=timezone.now(),
+        request_id="req-repeat",
+        body=json.dumps(_order(prop)).encode(),
+        answered="insert_failed",
+    )
+
+    replay_all()
+
+    assert OutcomeEvent.objects.get().outcome == "duplicate_order"
+
+
+def test_an_update_the_database_applied_though_its_answer_was_lost_is_not_applied_twice(api, prop):
+    from decimal import Decimal
+
+    from attribution.models import AmountChange
+
+    commission = CommissionFactory(
+        order=OrderFactory(brand=prop.brand, order_id="U-1", amount=Decimal("100"))
+    )
+    _, key = issue_key(prop.brand)
+    body = {"order_id": "U-1", "new_order_amount": "40", "currency": "USD"}
+    applied = api.post("/api/Affiliates/update", body, key=key, HTTP_X_REQUEST_ID="req-update-late-1")
+    assert applied.json()["outcome"] == "tracked"
+    change = AmountChange.objects.get()
+    spool.keep_event(
+        endpoint="update",
+        received_at=change.changed_at,
+        request_id="req-update-late-1",
+        body=json.dumps(body).encode(),
+        authorization=f"Bearer {key}",
+        answered="insert_failed",
+    )
+
+    summary = replay_all()
+
+    assert summary.replayed == 1
+    assert AmountChange.objects.filter(commission=commission).count() == 1
+    assert OutcomeEvent.objects.filter(outcome="tracked", endpoint="update").count() == 1

@@ -40,3 +40,58 @@ def test_a_lockout_from_one_address_does_not_lock_the_user_out_elsewhere(client,
 
     assert response.status_code == 302
     assert "_auth_user_id" in client.session
+
+
+@pytest.fixture
+def behind_the_load_balancer(settings):
+    """The documented production setup: one TLS-terminating load balancer (10.0.0.1) appends the address
+    it received the request from to X-Forwarded-For."""
+    settings.NUM_PROXIES = 1
+
+    def through(client_address: str, forged: str = "") -> dict:
+        forwarded = f"{forged}, {client_address}" if forged else client_address
+        return {"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": forwarded}
+
+    return through
+
+
+def test_failures_from_an_attacker_behind_the_load_balancer_do_not_lock_the_real_user_out(
+    client, brand, behind_the_load_balancer
+):
+    MembershipFactory(brand=brand, user=UserFactory(username="alice"))
+    for _ in range(3):  # forging the user's own address changes nothing: the balancer appends the real one
+        client.post(
+            "/accounts/login/",
+            {"username": "alice", "password": "wrong"},
+            **behind_the_load_balancer("203.0.113.66", forged="198.51.100.7"),
+        )
+
+    response = client.post(
+        "/accounts/login/",
+        {"username": "alice", "password": "pw-for-tests"},
+        **behind_the_load_balancer("198.51.100.7"),
+    )
+
+    assert response.status_code == 302
+    assert "_auth_user_id" in client.session
+
+
+def test_behind_the_load_balancer_the_attackers_own_address_is_locked(
+    client, brand, behind_the_load_balancer
+):
+    MembershipFactory(brand=brand, user=UserFactory(username="alice"))
+    for _ in range(3):
+        client.post(
+            "/accounts/login/",
+            {"username": "alice", "password": "wrong"},
+            **behind_the_load_balancer("203.0.113.66", forged="198.51.100.7"),
+        )
+
+    response = client.post(
+        "/accounts/login/",
+        {"username": "alice", "password": "pw-for-tests"},
+        **behind_the_load_balancer("203.0.113.66"),
+    )
+
+    assert response.status_code == 429
+    assert "_auth_user_id" not in client.session

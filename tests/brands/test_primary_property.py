@@ -49,6 +49,8 @@ def test_the_database_refuses_two_primary_properties_of_one_brand(brand):
 
 def test_every_brand_may_have_its_own(db):
     for name in ("A", "B"):
-        factories.PropertyFactory(brand=factories.BrandFactory(name=name), host=f"{name}.example", is_primary=True)
+        factories.PropertyFactory(
+            brand=factories.BrandFactory(name=name), host=f"{name}.example", is_primary=True
+        )
 
     assert Property.objects.filter(is_primary=True).count() == 2

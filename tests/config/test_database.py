@@ -46,12 +46,12 @@ def test_json_fields_are_stored_as_json(brand):
         endpoint="order_confirmation",
         outcome="tracked",
         http_status=200,
-        request_body={"orderId": "A-1", "orderAmount": "59.90", "nested": [1, {"a": None}]},
+        request_body='{"orderId": "A-1", "orderAmount": 59.90, "nested": [1, {"a": null}]}',
         response_body={"success": True},
     )
 
     event = OutcomeEvent.objects.get(pk=pk)
-    assert event.request_body == {"orderId": "A-1", "orderAmount": "59.90", "nested": [1, {"a": None}]}
+    assert event.request_body == '{"orderId": "A-1", "orderAmount": 59.90, "nested": [1, {"a": null}]}'
     assert event.response_body == {"success": True}
     assert event.warnings == []  # the model default
     assert event.received_at is not None

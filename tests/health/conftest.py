@@ -1,6 +1,7 @@
 """People and events for the health page tests: alice (Acme's user), bob (Globex's user), a staff
 account manager, and events written through health.recording like the API writes them."""
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -67,7 +68,7 @@ def make_event(now):
                 brand_id=brand.pk if brand else None,
                 order_id=order_id,
                 is_test=is_test,
-                request_body=request_body if request_body is not None else {"orderId": order_id},
+                request_body=request_body if request_body is not None else json.dumps({"orderId": order_id}),
                 response_body=response_body,
                 warnings=warnings or [],
             )

@@ -236,6 +236,7 @@ def test_a_service_side_fault_opens_one_incident_for_account_managers(brand, oth
 
 def test_an_event_waiting_in_the_spool_for_minutes_is_a_service_side_fault(db):
     spool.keep_event(endpoint="order_confirmation", received_at=T0 - 4 * MIN, request_id="r1", body=b"{}")
+    spool.save_backlog(spool.pending(), now=T0)  # what a replay run that could not process it leaves
 
     assert opened(evaluate(now=T0)) == []
     assert opened(evaluate(now=T0 + 2 * MIN)) == [("service_side", "")]

@@ -24,7 +24,7 @@ def rejected(brand, make_event):
         brand,
         Outcome.INVALID_ORDER_AMOUNT,
         order_id="A-77",
-        request_body={"orderId": "A-77", "orderAmount": "$59.90", "customer_email": "sha256:abc123"},
+        request_body='{"orderId": "A-77", "orderAmount": "$59.90", "customer_email": "sha256:abc123"}',
         response_body={
             "success": False,
             "outcome": "invalid_order_amount",
@@ -46,7 +46,7 @@ def test_it_shows_the_request_the_answer_the_warnings_and_the_fix(alice_client, 
 
     assert response.status_code == 200
     html = response.content.decode()
-    pretty_request = json.dumps(rejected.request_body, indent=2).replace('"', "&quot;")
+    pretty_request = json.dumps(json.loads(rejected.request_body), indent=2).replace('"', "&quot;")
     assert pretty_request in html
     assert "&quot;error&quot;: &quot;orderAmount is not a number.&quot;" in html
     assert "returnWindowClosesAt could not be read; stored empty." in html
@@ -99,11 +99,13 @@ def test_hostile_values_are_shown_escaped(alice_client, brand, make_event):
         brand,
         Outcome.MALFORMED_CLICK_ID,
         order_id="<script>alert(1)</script>",
-        request_body={
-            "orderId": "<script>alert(1)</script>",
-            "page_url": "https://shop.acme.example/?q=<img src=x onerror=alert(2)>",
-            "code": "<b>SAVE10</b>",
-        },
+        request_body=json.dumps(
+            {
+                "orderId": "<script>alert(1)</script>",
+                "page_url": "https://shop.acme.example/?q=<img src=x onerror=alert(2)>",
+                "code": "<b>SAVE10</b>",
+            }
+        ),
     )
 
     html = alice_client.get(url(event)).content.decode()
@@ -146,3 +148,16 @@ def test_an_event_about_a_commission_shows_its_state_and_every_move(alice_client
 
 def test_an_event_of_an_order_without_commission_shows_no_commission(alice_client, rejected):
     assert "Commission of order" not in alice_client.get(url(rejected)).content.decode()
+
+
+def test_a_replayed_event_shows_what_was_answered_and_how_it_was_resolved(alice_client, brand, make_event):
+    from health.models import OutcomeEvent
+
+    event = make_event(brand, Outcome.TRACKED, order_id="A-99")
+    OutcomeEvent.objects.filter(pk=event.pk).update(answered_outcome="insert_failed")
+
+    html = alice_client.get(url(event)).content.decode()
+
+    assert "Resolved:" in html
+    assert '<code class="code">insert_failed</code>' in html
+    assert '<code class="code large">tracked</code>' in html

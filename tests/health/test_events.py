@@ -207,7 +207,9 @@ def test_a_user_of_several_brands_lists_the_picked_one(client, brand, other_bran
 # --- what each row says, and the everyday filters -----------------------------------------------------------
 
 
-def test_each_row_shows_the_plain_label_beside_the_code_as_its_endpoint_names_it(alice_client, brand, make_event):
+def test_each_row_shows_the_plain_label_beside_the_code_as_its_endpoint_names_it(
+    alice_client, brand, make_event
+):
     make_event(brand, Outcome.TRACKED, order_id="A-1", ago=timedelta(hours=2))
     make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="A-1", ago=timedelta(hours=1))
 
@@ -224,10 +226,18 @@ def test_each_row_shows_the_plain_label_beside_the_code_as_its_endpoint_names_it
 
 @pytest.fixture
 def everyday(brand, make_event):
-    make_event(brand, Outcome.TRACKED, order_id="1042", ago=timedelta(hours=1), warnings=["returnWindowClosesAt unreadable"])
+    make_event(
+        brand,
+        Outcome.TRACKED,
+        order_id="1042",
+        ago=timedelta(hours=1),
+        warnings=["returnWindowClosesAt unreadable"],
+    )
     make_event(brand, Outcome.DUPLICATE_ORDER, order_id="1042", ago=timedelta(hours=2))
     make_event(brand, Outcome.INVALID_ORDER_AMOUNT, order_id="10420", ago=timedelta(hours=3))
-    make_event(brand, Outcome.HANDLER_ERROR, order_id="1043", ago=timedelta(hours=4))  # service side: nothing to do
+    make_event(
+        brand, Outcome.HANDLER_ERROR, order_id="1043", ago=timedelta(hours=4)
+    )  # service side: nothing to do
     make_event(brand, Outcome.NO_ATTRIBUTION, order_id="2001", ago=timedelta(hours=5))
     make_event(brand, Outcome.UNAUTHORIZED, endpoint="cancel", order_id="", ago=timedelta(hours=6))
 

@@ -161,7 +161,10 @@ def test_a_cancel_that_took_effect_is_exported_as_cancelled(alice_client, brand,
 
     [row] = rows(alice_client.get(URL))
 
-    assert (row["outcome"], row["outcome_label"]) == ("tracked", "Cancelled: the order's commission was cancelled")
+    assert (row["outcome"], row["outcome_label"]) == (
+        "tracked",
+        "Cancelled: the order's commission was cancelled",
+    )
 
 
 def test_times_are_in_the_readers_time_zone_which_the_file_names(client, alice, brand, make_event):

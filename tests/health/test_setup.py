@@ -1,5 +1,6 @@
 """/health/setup/: a brand's integration kit, and a test order through the real service and outcome log."""
 
+import json
 import re
 from html import unescape
 
@@ -158,8 +159,8 @@ def test_a_test_order_goes_through_the_service_and_the_outcome_log(client, alice
         200,
         True,
     )
-    assert event.request_body["test"] is True
-    assert event.request_body["page_url"] == "https://shop.acme.example/setup-test"
+    assert json.loads(event.request_body)["test"] is True
+    assert json.loads(event.request_body)["page_url"] == "https://shop.acme.example/setup-test"
     assert event.response_body["outcome"] == "no_attribution"
     order = Order.objects.get()
     assert (order.brand, order.order_id, order.is_test) == (brand, event.order_id, True)
@@ -264,7 +265,9 @@ def test_after_a_test_order_the_form_keeps_what_was_sent(client, alice, brand, c
     factories.DiscountCodeFactory(brand=brand, creator=creator, code="ANA10")
     client.force_login(alice)
 
-    response = _send(client, brand, host="shop.acme.example", order_amount="42.50", currency="EUR", code="ANA10")
+    response = _send(
+        client, brand, host="shop.acme.example", order_amount="42.50", currency="EUR", code="ANA10"
+    )
     shown = client.get(response["Location"])
 
     assert _initial(shown) == {

@@ -189,7 +189,9 @@ def test_times_on_a_statement_and_in_its_csv_are_in_the_readers_time_zone(client
 
     html = page(client.get(detail(acme["october"])))
     rows = list(
-        csv.DictReader(io.StringIO(b"".join(client.get(export(acme["november"])).streaming_content).decode("utf-8-sig")))
+        csv.DictReader(
+            io.StringIO(b"".join(client.get(export(acme["november"])).streaming_content).decode("utf-8-sig"))
+        )
     )
 
     paid = NOV_03.astimezone(ZoneInfo("America/New_York"))

@@ -56,9 +56,11 @@ def test_each_task_runs_the_function_of_its_command_and_says_what_it_did(brand):
     assert tasks.evaluate_alerts().startswith("Evaluated 1 brands: 0 incidents opened")
     assert tasks.deliver_notifications() == "Attempted 0 deliveries: 0 delivered, 0 to retry, 0 failed."
     assert tasks.roll_up_outcomes().startswith("Rolled up 0 outcome events")
-    assert tasks.replay_spool() == "Replayed 0; 0 already replayed, 0 still failing."
+    assert (
+        tasks.replay_spool() == "Replayed 0; 0 already replayed, 0 still failing, 0 dead-lettered; 0 waiting."
+    )
     assert tasks.lock_commissions() == "Locked 0 commissions onto 0 statements."
-    assert tasks.prune_outcomes() == "Deleted 0 outcome events; 0 hourly counts."
+    assert tasks.prune_outcomes() == "Deleted 0 outcome events; 0 hourly counts; 0 idle throttle counters."
 
 
 @pytest.mark.django_db

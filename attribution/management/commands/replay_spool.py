@@ -11,5 +11,6 @@ class Command(BaseCommand):
         summary = replay_all()
         self.stdout.write(
             f"Replayed {summary.replayed} spooled event(s) from {spool_dir()}; "
-            f"{summary.already_done} were already replayed, {summary.still_failing} still failing and kept."
+            f"{summary.already_done} were already replayed, {summary.still_failing} still failing and kept, "
+            f"{summary.dead_lettered} moved to the dead letters; {summary.waiting} waiting."
         )

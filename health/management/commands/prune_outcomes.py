@@ -5,6 +5,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from attribution.throttles import prune_counters
 from health.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, prune
 
 
@@ -22,9 +23,11 @@ class Command(BaseCommand):
             raise CommandError("--batch-size must be at least 1.")
         cutoff = timezone.now() - timedelta(days=older_than)
         result = prune(before=cutoff, batch_size=batch_size)
+        counters = prune_counters()
         self.stdout.write(
             f"Deleted {result.deleted} outcome events received before {cutoff:%Y-%m-%d %H:%M} UTC "
             f"in {result.batches} batches ({result.rolled_up} rolled up first, "
             f"{result.kept_unrolled} too recent to roll up kept); daily counts kept; "
-            f"{result.hourly_deleted} hourly counts older than {HOURLY_KEEP.days} days deleted."
+            f"{result.hourly_deleted} hourly counts older than {HOURLY_KEEP.days} days deleted; "
+            f"{counters} throttle counters idle for a day deleted."
         )

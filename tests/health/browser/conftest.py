@@ -32,7 +32,9 @@ def open_page(new_context, live_server, width, pytestconfig):
             client = Client()
             client.force_login(user)
             cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-            context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}])
+            context.add_cookies(
+                [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
+            )
         page = context.new_page()
         page.goto(path)
         if shot and folder:

@@ -22,11 +22,15 @@ def test_a_revoked_key_reads_revoked_with_no_green_tick(open_page, staff, acme_k
 
     old = page.locator("#result_list tbody tr", has_text="old key")
     expect(old.locator("td.field-status")).to_have_text(f"revoked {acme_keys.revoked_at:%Y-%m-%d}")
-    expect(page.locator("#result_list tbody tr", has_text="new key").locator("td.field-status")).to_have_text("active")
+    expect(page.locator("#result_list tbody tr", has_text="new key").locator("td.field-status")).to_have_text(
+        "active"
+    )
     expect(page.locator("#result_list img")).to_have_count(0)
 
 
-def test_the_empty_property_row_shows_no_time_and_the_primary_mark_is_there(open_page, staff, brand, acme_keys):
+def test_the_empty_property_row_shows_no_time_and_the_primary_mark_is_there(
+    open_page, staff, brand, acme_keys
+):
     page = open_page(staff, f"/admin/brands/brand/{brand.pk}/change/", shot="admin-brand")
 
     saved, empty = page.locator("#properties-0"), page.locator("#properties-1")

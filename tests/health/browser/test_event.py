@@ -24,7 +24,9 @@ def test_a_cancel_that_took_effect_reads_cancelled(open_page, alice, brand, make
 
 def test_the_time_is_shown_in_her_zone_and_the_zone_is_named(open_page, alice, brand, make_event):
     UserSettings.objects.create(user=alice, time_zone="America/New_York")
-    event = make_event(brand, Outcome.TRACKED, order_id="1042", warnings=["returnWindowClosesAt could not be read"])
+    event = make_event(
+        brand, Outcome.TRACKED, order_id="1042", warnings=["returnWindowClosesAt could not be read"]
+    )
 
     page = open_page(alice, f"/health/events/{event.pk}/")
 

@@ -15,7 +15,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def acme_events(brand, make_event):
-    make_event(brand, Outcome.TRACKED, order_id="1042", ago=timedelta(minutes=10), warnings=["returnWindowClosesAt could not be read"])
+    make_event(
+        brand,
+        Outcome.TRACKED,
+        order_id="1042",
+        ago=timedelta(minutes=10),
+        warnings=["returnWindowClosesAt could not be read"],
+    )
     make_event(brand, Outcome.DUPLICATE_ORDER, order_id="1042", ago=timedelta(minutes=20))
     make_event(brand, Outcome.INVALID_ORDER_AMOUNT, order_id="10420", ago=timedelta(minutes=30))
     make_event(brand, Outcome.TRACKED, endpoint="cancel", order_id="1042", ago=timedelta(minutes=40))
@@ -33,7 +39,9 @@ def test_each_row_says_in_plain_words_what_its_code_means(open_page, alice, acme
     expect(cancel.locator(".outcome-label")).to_have_text("Cancelled: the order's commission was cancelled")
     expect(cancel.locator(".outcome-label")).to_be_visible()
     duplicate = rows(page).filter(has=page.locator("code", has_text="duplicate_order"))
-    expect(duplicate.locator(".outcome-label")).to_have_text("Order id already received; this repeat was ignored")
+    expect(duplicate.locator(".outcome-label")).to_have_text(
+        "Order id already received; this repeat was ignored"
+    )
 
 
 def test_an_event_with_a_warning_is_flagged_in_its_row(open_page, alice, acme_events):

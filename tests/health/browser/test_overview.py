@@ -45,7 +45,9 @@ def test_the_tracked_card_and_the_green_bars_count_the_same_orders(open_page, al
     )
     assert green == 3
     applied = chart.locator("rect[data-group=changed] title")
-    expect(applied).to_have_text([f"{chart.locator('text.xtick').last.text_content()}: 2 cancels and updates applied"])
+    expect(applied).to_have_text(
+        [f"{chart.locator('text.xtick').last.text_content()}: 2 cancels and updates applied"]
+    )
 
 
 def test_a_cancel_that_took_effect_reads_cancelled(open_page, alice, acme_week):
