@@ -63,8 +63,8 @@ def watched(new_context, live_server):
 
 def violations(page, path: str, ready: str | None = None) -> list:
     page.goto(path)
-    if ready:
-        page.wait_for_function(ready)
+    if ready:  # Swagger UI builds its page from the schema, which takes seconds on a busy machine
+        page.wait_for_function(ready, timeout=90_000)
     return page.evaluate("window.cspViolations")
 
 
