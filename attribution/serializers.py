@@ -271,20 +271,25 @@ class RequestSerializer(serializers.Serializer):
 
     rules: dict[str, RuleField] = {}
     required_names: tuple[str, ...] = ()
+    _judged: tuple = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls.rules = dict(cls._declared_fields)
         cls.required_names = tuple(name for name, rule in cls.rules.items() if rule.required)
+        # What check() walks on every request: the bound rules, without the fields that have none.
+        cls._judged = tuple(
+            (name, rule.parse, rule) for name, rule in cls.rules.items() if not isinstance(rule, HostField)
+        )
 
     @classmethod
     def check(cls, payload: dict) -> Checked:
         """Run every field rule in the decision order; the first refusal decides."""
         checked = Checked({})
-        for name, rule in cls.rules.items():
+        for name, parse, rule in cls._judged:
             value = payload.get(name)
             try:
-                checked.values[name] = rule.parse(value)
+                checked.values[name] = parse(value)
             except parsing.FieldError as exc:
                 if rule.outcome is None:
                     checked.values[name] = None

@@ -7,6 +7,10 @@ placeholder amount). The workers take turns, round by round, so the machine's dr
 both alike; each request's CPU is `time.process_time()` around the call. Prints the median per kind
 and per tree, and the ratio of the two.
 
+With --instructions, each tree's worker runs once under valgrind's callgrind instead, instrumented only
+for one measured round after its warm-up: instructions per order, which the machine's load does not
+change (slow: about two minutes per tree).
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python bench/order_path.py --against <other tree>
 """
 
@@ -18,6 +22,7 @@ import random
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from statistics import median
@@ -146,6 +151,40 @@ def worker(tag: str) -> None:
 # --- the driver ------------------------------------------------------------------------------------
 
 
+def instructions_per_order(name: str, tree: Path, env: dict, warmup: int, measured: int) -> float:
+    out = Path(tempfile.mkdtemp()) / "callgrind.out"
+    proc = subprocess.Popen(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            str(ROOT / "bench" / "order_path.py"),
+            "--worker",
+            name,
+        ],
+        cwd=tree,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    for n, instrument in ((warmup, "on"), (measured, "off")):
+        proc.stdin.write(f"{n}\n")
+        proc.stdin.flush()
+        if not proc.stdout.readline():
+            sys.exit(f"the {name} worker stopped")
+        subprocess.run(
+            ["callgrind_control", f"--instr={instrument}", str(proc.pid)], check=True, capture_output=True
+        )
+    proc.stdin.close()
+    proc.wait()
+    totals = next(line for line in out.read_text().splitlines() if line.startswith("totals:"))
+    return int(totals.split()[1]) / measured
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -154,6 +193,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--per-round", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=100, help="requests per tree before the first round")
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind")
     args = parser.parse_args()
 
     env = worker_env()
@@ -161,6 +201,15 @@ def main() -> None:
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
     )
     trees = {"this": ROOT, "against": args.against.resolve()}
+    if args.instructions:
+        counts = {
+            name: instructions_per_order(name, tree, env, 20, args.per_round) for name, tree in trees.items()
+        }
+        print(f"instructions per order confirmation (mixed, {args.per_round} after 20 of warm-up)")
+        print(
+            f"this {counts['this']:,.0f}  against {counts['against']:,.0f}  ratio {counts['this'] / counts['against']:.4f}"
+        )
+        return
     workers = {
         name: subprocess.Popen(
             [sys.executable, str(ROOT / "bench" / "order_path.py"), "--worker", name],

@@ -83,7 +83,7 @@ def test_space_is_what_str_strip_removes():
     assert [c for c in characters if one_space.is_valid(c)] == [c for c in characters if not c.strip()]
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(
     value=json_values | decimal_text | st.decimals(places=8, allow_nan=False, allow_infinity=False).map(str)
 )
@@ -110,7 +110,7 @@ def test_the_amount_schemas_say_what_the_amount_rules_accept(value):
         assert_schema_says_what_rule_accepts(FIELDS[name], value)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     value=json_values
     | st.integers(min_value=-(10**256), max_value=10**256)
@@ -131,7 +131,7 @@ def test_the_order_id_schemas_say_what_the_order_id_rule_accepts(value):
         assert_schema_says_what_rule_accepts(FIELDS[name], value)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     value=json_values
     | st.text(alphabet="usdUSDeEurRjpyJPYxauXAUſıK \t\n\xa0", min_size=0, max_size=6)
@@ -141,7 +141,7 @@ def test_the_currency_schema_says_what_the_currency_rule_accepts(value):
     assert_schema_says_what_rule_accepts(FIELDS["OrderConfirmationSerializer.currency"], value)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(value=json_values | st.text(alphabet="truefalsTRUEFALS \t\n01", max_size=8))
 @example(" TRUE\n")
 @example("False")
@@ -152,7 +152,7 @@ def test_the_flag_schemas_say_what_the_flag_rule_accepts(value):
         assert_schema_says_what_rule_accepts(FIELDS[name], value)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     value=json_values
     | st.integers(min_value=-(10**101), max_value=10**101)
@@ -168,6 +168,7 @@ def test_the_code_and_email_schemas_say_what_their_rules_accept(value):
         assert_schema_says_what_rule_accepts(FIELDS[name], value)
 
 
+@settings(deadline=None)
 @given(
     value=json_values
     | st.from_regex(r"\A\s?clk_[0-9a-fA-F]{31,33}\s?\Z")

@@ -6,7 +6,10 @@ undocumented status or outcome, a 5xx: each fails here.
 
 import json
 
+import pytest
 import schemathesis
+from django.core import signals
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
@@ -62,10 +65,22 @@ def no_field_rule_refuses_what_the_schema_allows(ctx, response, case):
     return True
 
 
+@pytest.fixture
+def connection_kept_across_requests():
+    """Called directly, Django's WSGI handler closes the database connection after each request
+    (close_old_connections), which would end the test's transaction; Django's test client keeps it the
+    same way."""
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (signals.request_started, signals.request_finished):
+        signal.connect(close_old_connections)
+
+
 @schema.parametrize()
 # The caller and its key are the same for every generated request, as for a real client.
 @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-def test_the_service_answers_as_its_schema_says(case, alice):
+def test_the_service_answers_as_its_schema_says(case, alice, connection_kept_across_requests):
     case.call_and_validate(
         headers={"Authorization": f"Bearer {alice.plaintext}"},
         additional_checks=[no_field_rule_refuses_what_the_schema_allows],
