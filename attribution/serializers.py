@@ -64,11 +64,30 @@ def _amount_number(*, allow_zero: bool) -> dict:
     return {**number, "minimum": half_a_place}
 
 
+def _letters(letters: str) -> str:
+    return "[" + "".join(f"{c.upper()}{c.lower()}" for c in letters) + "]"
+
+
 def _case_blind(word: str) -> str:
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+    return "".join(_letters(c) for c in word)
 
 
-CURRENCY_PATTERN = _trimmed("|".join(_case_blind(code) for code in parsing.currency_codes()))
+def _case_blind_codes(codes: list[str]) -> str:
+    """Three-letter codes in any case, grouped by their first two letters (AED|AFN is A(E D|F N))."""
+    tree: dict[str, dict[str, str]] = {}
+    for code in codes:
+        seconds = tree.setdefault(code[0], {})
+        seconds[code[1]] = seconds.get(code[1], "") + code[2]
+    return "|".join(
+        _letters(first)
+        + "(?:"
+        + "|".join(_letters(second) + _letters(thirds) for second, thirds in seconds.items())
+        + ")"
+        for first, seconds in tree.items()
+    )
+
+
+CURRENCY_PATTERN = _trimmed(_case_blind_codes(parsing.currency_codes()))
 FLAG_PATTERN = _trimmed(f"{_case_blind('true')}|{_case_blind('false')}")
 
 
@@ -306,7 +325,7 @@ def _optional(**kwargs):
 
 
 class OrderConfirmationSerializer(RequestSerializer):
-    """POST /api/order_confirmation."""
+    """An order confirmation, its fields in the order they are judged: the first that fails decides."""
 
     orderId = OrderIdField(
         outcome=Outcome.INVALID_ORDER_ID,
@@ -384,7 +403,7 @@ _TEST_OF_CHANGE = dict(
 
 
 class CancellationSerializer(RequestSerializer):
-    """POST /api/Affiliates/cancel."""
+    """A cancellation, its fields in the order they are judged: the first that fails decides."""
 
     order_id = OrderIdField(**_ORDER_ID_OF_CHANGE)
     test = FlagField(**_TEST_OF_CHANGE)
@@ -392,7 +411,7 @@ class CancellationSerializer(RequestSerializer):
 
 
 class AmountUpdateSerializer(RequestSerializer):
-    """POST /api/Affiliates/update."""
+    """An amount update, its fields in the order they are judged: the first that fails decides."""
 
     order_id = OrderIdField(**_ORDER_ID_OF_CHANGE)
     new_order_amount = AmountField(

@@ -6,7 +6,9 @@ Schema validator schemathesis uses, as OpenAPI 3.0 reads it), the rule sees what
 makes of the same text.
 """
 
+import itertools
 import json
+import string
 import sys
 from functools import cache
 
@@ -139,6 +141,13 @@ def test_the_order_id_schemas_say_what_the_order_id_rule_accepts(value):
 )
 def test_the_currency_schema_says_what_the_currency_rule_accepts(value):
     assert_schema_says_what_rule_accepts(FIELDS["OrderConfirmationSerializer.currency"], value)
+
+
+def test_the_currency_schema_takes_exactly_the_codes_the_rule_takes():
+    rule = FIELDS["OrderConfirmationSerializer.currency"]
+    for letters in itertools.product(string.ascii_uppercase, repeat=3):
+        for sent in ("".join(letters), "".join(letters).lower(), "".join(letters).title()):
+            assert validator(rule).is_valid(sent) is accepted_by_rule(rule, sent), sent
 
 
 @settings(max_examples=300, deadline=None)
