@@ -48,7 +48,7 @@ def _codes(outcomes) -> str:
 
 _WHAT_A_STATUS_MEANS = {
     200: "success true: received; `message` says what happened.",
-    400: "success false: rejected and not stored; `error` says why and, after `Fix:`, what to change.",
+    400: "success false: rejected and not stored; `error` says why and what to change.",
     401: "success false: the developer key is missing, malformed, unknown or revoked.",
     404: "success false: nothing of yours at this path.",
     413: "success false: the body is larger than 64 KiB.",
