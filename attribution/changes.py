@@ -18,7 +18,8 @@ from config.lib.statements import InsertStatement, save_fields
 from . import billing, parsing
 from .models import Adjustment, AmountChange, Commission, CommissionStateChange, Order
 from .money import commission_amount, money, order_total
-from .outcomes import Outcome, Result, field_error, say
+from .outcomes import Outcome, Result, say
+from .serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
 
 logger = logging.getLogger(__name__)
 
@@ -50,46 +51,37 @@ def _brand_of_key(*, key, payload: dict, result: Result) -> int | None:
     return key.brand_id
 
 
-def _parse_change(payload, result: Result, *, required: tuple[str, ...]) -> _Change | None:
+def _parse_change(payload, result: Result, *, request: type[RequestSerializer]) -> _Change | None:
+    """The body's checks in the decision order: an object, every required field present, then the field
+    rules of `request` in its field order. On a refusal, fill `result` and return None."""
     if not isinstance(payload, dict):
         result.set(Outcome.INVALID_PARAMS, say("change.not_an_object"))
         return None
     try:  # a test event rejected below is still counted apart from live ones
-        result.is_test = parsing.parse_bool(payload.get("test"))
+        result.is_test = request.rules["test"].parse(payload.get("test"))
     except parsing.FieldError:
         pass
-    missing = [name for name in required if payload.get(name) is None]
+    missing = [name for name in request.required_names if payload.get(name) is None]
     if missing:
+        required = ", ".join(request.required_names)
         result.set(
-            Outcome.INVALID_PARAMS,
-            say("change.missing", missing=", ".join(missing), required=", ".join(required)),
+            Outcome.INVALID_PARAMS, say("change.missing", missing=", ".join(missing), required=required)
         )
         return None
-    try:
-        order_id = parsing.parse_order_id(payload["order_id"])
-    except parsing.FieldError as exc:
-        result.set(Outcome.INVALID_PARAMS, field_error("order_id", exc))
+    checked = request.check(payload)
+    values = checked.values
+    if "order_id" in values:
+        result.order_id = values["order_id"]
+    if checked.refusal is not None:
+        result.set(*checked.refusal)
         return None
-    result.order_id = order_id
-    change = _Change(order_id=order_id, is_test=False)
-    if "new_order_amount" in required:
-        try:
-            change.new_order_amount = parsing.parse_amount(payload["new_order_amount"], allow_zero=True)
-        except parsing.FieldError as exc:
-            result.set(Outcome.INVALID_ORDER_AMOUNT, field_error("new_order_amount", exc))
-            return None
-        try:
-            change.currency = parsing.parse_currency(payload["currency"])
-        except parsing.FieldError as exc:
-            result.set(Outcome.INVALID_PARAMS, field_error("currency", exc, fix="change.currency"))
-            return None
-    try:
-        change.is_test = parsing.parse_bool(payload.get("test"))
-    except parsing.FieldError as exc:
-        result.set(Outcome.INVALID_PARAMS, field_error("test", exc))
-        return None
-    result.is_test = change.is_test
-    return change
+    result.is_test = values["test"]
+    return _Change(
+        order_id=values["order_id"],
+        is_test=values["test"],
+        new_order_amount=values.get("new_order_amount"),
+        currency=values.get("currency"),
+    )
 
 
 # Every cancel and update locks its commission through the order's unique index (the scalar subquery
@@ -134,7 +126,7 @@ def cancel_commission(*, key, payload, received_at: datetime, request_id: str = 
     A paid commission is cancelled too, and its amount clawed back on the next open statement.
     """
     result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
-    change = _parse_change(payload, result, required=("order_id",))
+    change = _parse_change(payload, result, request=CancellationSerializer)
     if change is None:
         return result
     brand_id = _brand_of_key(key=key, payload=payload, result=result)
@@ -197,7 +189,7 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
     Once paid, the difference is billed as an adjustment on the next open statement.
     """
     result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
-    change = _parse_change(payload, result, required=("order_id", "new_order_amount", "currency"))
+    change = _parse_change(payload, result, request=AmountUpdateSerializer)
     if change is None:
         return result
     brand_id = _brand_of_key(key=key, payload=payload, result=result)

@@ -13,15 +13,14 @@ from decimal import Decimal
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
-from brands.hosts import hash_email
 from brands.models import Creator, DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.lib.statements import InsertStatement
 
-from . import parsing
 from .models import Attribution, Click, Commission, Order
 from .money import commission_amount
-from .outcomes import Outcome, Result, field_error, say
+from .outcomes import Outcome, Result, say
+from .serializers import OrderConfirmationSerializer
 
 logger = logging.getLogger(__name__)
 
@@ -137,74 +136,27 @@ def _duplicate(result: Result, order_id: str) -> Result:
     return result.set(Outcome.DUPLICATE_ORDER, say("order.duplicate", order_id=order_id))
 
 
-# Step 4 of the decision order and the optional fields whose wrong type would change the decision:
-# invalid_params.
-_OTHER_FIELDS = (
-    ("currency", parsing.parse_currency),
-    ("test", parsing.parse_bool),
-    ("is_returning_customer", parsing.parse_bool),
-    ("code", lambda value: parsing.parse_optional_text(value, max_length=100)),
-    ("customer_email", parsing.parse_optional_email),
-)
-
-
-def _problem(payload: dict, name: str, exc: parsing.FieldError) -> str:
-    return "is missing" if payload.get(name) is None else str(exc)
-
-
 def _parse_confirmation(payload: dict, result: Result) -> _Confirmation | None:
-    """Steps 2-5 of the decision order. On a bad field, fill `result` with its outcome and return None."""
-    try:
-        order_id = parsing.parse_order_id(payload.get("orderId"))
-    except parsing.FieldError as exc:
-        result.set(Outcome.INVALID_ORDER_ID, field_error("orderId", _problem(payload, "orderId", exc)))
+    """Steps 2-5 of the decision order: the field rules of OrderConfirmationSerializer, in its field
+    order. On a refusal, fill `result` with its outcome and return None."""
+    checked = OrderConfirmationSerializer.check(payload)
+    values = checked.values
+    if "orderId" in values:
+        result.order_id = values["orderId"]
+    if checked.refusal is not None:
+        result.set(*checked.refusal)
         return None
-    result.order_id = order_id
-
-    try:
-        amount = parsing.parse_amount(payload.get("orderAmount"), allow_zero=False)
-    except parsing.FieldError as exc:
-        problem = _problem(payload, "orderAmount", exc)
-        result.set(Outcome.INVALID_ORDER_AMOUNT, field_error("orderAmount", problem))
-        return None
-
-    parsed = {}
-    for name, parse in _OTHER_FIELDS:
-        try:
-            parsed[name] = parse(payload.get(name))
-        except parsing.FieldError as exc:
-            result.set(Outcome.INVALID_PARAMS, field_error(name, _problem(payload, name, exc)))
-            return None
-    is_test = parsed["test"]
-    result.is_test = is_test
-
-    try:
-        click_id = parsing.parse_optional_text(payload.get("clickId"), max_length=255)
-    except parsing.FieldError:
-        click_id = "<unreadable>"
-    if click_id is not None and not parsing.is_click_id(click_id):
-        result.set(Outcome.MALFORMED_CLICK_ID, say("order.malformed_click_id"))
-        return None
-
-    warnings = []
-    closes_at = None
-    if payload.get("returnWindowClosesAt") not in (None, ""):
-        try:
-            closes_at = parsing.parse_timestamp(payload["returnWindowClosesAt"])
-        except parsing.FieldError as exc:
-            warnings.append(say("order.unreadable_return_window", problem=exc))
-
     return _Confirmation(
-        order_id=order_id,
-        amount=amount,
-        currency=parsed["currency"],
-        is_test=is_test,
-        is_returning_customer=parsed["is_returning_customer"],
-        click_id=click_id,
-        code=parsed["code"],
-        email_hash=hash_email(parsed["customer_email"]) if parsed["customer_email"] else None,
-        return_window_closes_at=closes_at,
-        warnings=warnings,
+        order_id=values["orderId"],
+        amount=values["orderAmount"],
+        currency=values["currency"],
+        is_test=values["test"],
+        is_returning_customer=values["is_returning_customer"],
+        click_id=values["clickId"],
+        code=values["code"],
+        email_hash=values["customer_email"],
+        return_window_closes_at=values["returnWindowClosesAt"],
+        warnings=[say("order.unreadable_return_window", problem=problem) for _, problem in checked.warnings],
     )
 
 

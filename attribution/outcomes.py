@@ -192,6 +192,7 @@ FIELD_FIXES: dict[str, str] = {
     "is_returning_customer": "send true or false, or leave it out",
     "code": "send the discount code as a string, or leave it out",
     "customer_email": "send the shopper's address as a string, or leave it out",
+    "clickId": "send the sms_click_id cookie value exactly as stored (no quotes, no URL encoding, no cookie name)",
     "order_id": "send the orderId of the original order",
     "new_order_amount": "send the order's new total as a plain number such as 49.90",
     "change.currency": "send the order's currency, such as USD",
@@ -211,8 +212,6 @@ TEXTS: dict[str, str] = {
     "Fix: send each order once.",
     "order.click_not_found": "clickId matches no click. "
     "Fix: send the sms_click_id cookie value exactly as stored.",
-    "order.malformed_click_id": "clickId could not be read. Fix: send the sms_click_id cookie value exactly "
-    "as stored (no quotes, no URL encoding, no cookie name).",
     "order.unreadable_return_window": "returnWindowClosesAt {problem}; the order was kept without it. "
     "Send ISO 8601 such as 2026-12-24T00:00:00Z or Unix epoch seconds.",
     # added to any answer whose event carries a warning

@@ -232,13 +232,26 @@ def parse_currency(value) -> str:
     """An active ISO 4217 currency with minor units, case-insensitive, returned upper-case."""
     if not isinstance(value, str) or not value.strip():
         raise FieldError("must be a three-letter ISO 4217 code such as USD")
-    code = value.strip().upper()
+    text = value.strip()
+    # Letters only as ASCII spells them: str.upper() also turns "ſ" into "S" and "ı" into "I".
+    code = text.upper() if text.isascii() else text
     if len(code) != 3 or _currency_exponent(code) is None:
         if len(code) == 3 and code in iso4217.Currency.__members__:
             # XAU (gold), XDR, XTS, XXX: in ISO 4217, but no money an order is paid in.
             raise FieldError(f"{code!r} has no minor units in ISO 4217 (a metal, fund or testing code)")
         raise FieldError(f"{code[:12]!r} is not an ISO 4217 currency code")
     return code
+
+
+def currency_codes() -> list[str]:
+    """Every code `parse_currency` accepts, upper-case: those of ISO 4217 with minor units."""
+    return sorted(
+        {
+            name.upper()
+            for name in iso4217.Currency.__members__
+            if _currency_exponent(name.upper()) is not None
+        }
+    )
 
 
 def currency_exponent(code: str) -> int:
@@ -330,6 +343,17 @@ def parse_optional_email(value) -> str | None:
     if value is not None and not isinstance(value, str):
         raise FieldError("must be a string such as shopper@example.com")
     return parse_optional_text(value, max_length=320)
+
+
+def parse_click_id(value) -> str | None:
+    """clickId: null, absent or blank is no click; anything else must be a click id exactly as minted."""
+    try:
+        text = parse_optional_text(value, max_length=255)
+    except FieldError:
+        raise FieldError("could not be read") from None
+    if text is not None and not is_click_id(text):
+        raise FieldError("could not be read")
+    return text
 
 
 def is_click_id(value: str) -> bool:

@@ -1,14 +1,23 @@
 """OpenAPI description of the API (served at /api/schema/, browsable at /api/docs/).
 
-Request bodies are parsed by attribution.parsing (the field formats accept more than one JSON type for
-some fields), so the serializers here document the contract; they do not validate.
+The request bodies and parameters come from attribution.serializers, whose fields validate them; this
+module adds what a serializer cannot say: the answers of each endpoint (for each HTTP status, exactly
+the outcome codes it can carry), the examples, and the tags.
 """
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
 from .outcomes import OUTCOMES, Outcome
+from .serializers import (
+    AmountUpdateSerializer,
+    CancellationSerializer,
+    OrderConfirmationSerializer,
+    OrderReadSerializer,
+)
+
+EVENTS = "Order events"
+READ_API = "Read API"
 
 
 class DeveloperKeyScheme(OpenApiAuthenticationExtension):
@@ -23,179 +32,233 @@ class DeveloperKeyScheme(OpenApiAuthenticationExtension):
         }
 
 
-def _codes(*outcomes: Outcome) -> str:
-    return ", ".join(f"`{o}` ({OUTCOMES[o].status})" for o in outcomes)
+class FieldRuleSchema(OpenApiSerializerFieldExtension):
+    """A field of attribution.serializers documents exactly what its rule accepts."""
+
+    target_class = "attribution.serializers.RuleField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        return self.target.openapi_schema()
 
 
-_ORDER_ID = 'A string (trimmed, 1-255 characters) or an integer; 123 and "123" are the same order.'
-_AMOUNT = 'A JSON number or a string holding a plain decimal number such as "59.90".'
+def _codes(outcomes) -> str:
+    return ", ".join(f"`{outcome}`" for outcome in outcomes)
 
-Envelope = inline_serializer(
-    name="Envelope",
-    fields={
-        "success": serializers.BooleanField(),
-        "outcome": serializers.ChoiceField(choices=[str(o) for o in Outcome]),
-        "message": serializers.CharField(required=False, help_text="On success: what happened."),
-        "error": serializers.CharField(required=False, help_text="On failure: the reason and the fix."),
-    },
+
+_WHAT_A_STATUS_MEANS = {
+    200: "success true: received; `message` says what happened.",
+    400: "success false: rejected and not stored; `error` says why and what to change.",
+    401: "success false: the developer key is missing, malformed, unknown or revoked.",
+    404: "success false: nothing of yours at this path.",
+    413: "success false: the body is larger than 64 KiB.",
+    429: "success false: too many requests; retry after the seconds in Retry-After.",
+    500: "success false: a fault on the service side; nothing was changed.",
+}
+
+
+def _answer(status: int, outcomes: list[Outcome]) -> OpenApiResponse:
+    """The envelope of docs/api.md as it is for `status`: its `outcome` one of `outcomes`."""
+    success = status < 400
+    text = "message" if success else "error"
+    return OpenApiResponse(
+        response={
+            "type": "object",
+            "required": ["success", "outcome", text],
+            "properties": {
+                "success": {"type": "boolean", "enum": [success]},
+                "outcome": {"type": "string", "enum": [str(outcome) for outcome in outcomes]},
+                text: {"type": "string"},
+            },
+        },
+        description=f"{_WHAT_A_STATUS_MEANS[status]} Outcomes: {_codes(outcomes)}.",
+    )
+
+
+def _event_answers(*outcomes: Outcome) -> dict:
+    """An event endpoint's answers: each outcome at its HTTP status, and 413 for an oversized body."""
+    by_status: dict[int, list[Outcome]] = {413: [Outcome.INVALID_PARAMS]}
+    for outcome in outcomes:
+        by_status.setdefault(OUTCOMES[outcome].status, []).append(outcome)
+    return {status: _answer(status, by_status[status]) for status in sorted(by_status)}
+
+
+_REQUEST_ID = OpenApiParameter(
+    "X-Request-ID",
+    str,
+    OpenApiParameter.HEADER,
+    response=True,
+    description="The request's id, also on its row in the outcome log (docs/api.md, Request ids).",
+)
+_RETRY_AFTER = OpenApiParameter(
+    "Retry-After", int, OpenApiParameter.HEADER, response=[429], description="Seconds to wait."
+)
+_WWW_AUTHENTICATE = OpenApiParameter(
+    "WWW-Authenticate", str, OpenApiParameter.HEADER, response=[401], description='Bearer realm="api", …'
 )
 
-_common_failures = {
-    400: OpenApiResponse(
-        Envelope, description="success false: the event was rejected; `error` says how to fix it."
-    ),
-    413: OpenApiResponse(Envelope, description="Body over 64 KiB (`invalid_params`)."),
-    429: OpenApiResponse(Envelope, description="`rate_limited`; see Retry-After."),
-}
+
+def _example(outcome: Outcome, what: str, value) -> OpenApiExample:
+    """A request example whose summary names the outcome it gets (tests/attribution/test_request_schema.py
+    sends each one)."""
+    return OpenApiExample(str(outcome), summary=f"{outcome}: {what}", value=value, request_only=True)
+
+
+_PAGE = "https://shop.example.com/checkout/thank-you"
 
 ORDER_CONFIRMATION = dict(
     summary="Record an order confirmation",
-    description="No authentication: the brand is resolved from `domain` or `page_url`. Outcomes: "
-    + _codes(
+    description="No authentication: the brand is resolved from `domain` or `page_url`. The fields are "
+    "judged in the decision order of docs/api.md; the first that fails decides the outcome.",
+    tags=[EVENTS],
+    request={"application/json": OrderConfirmationSerializer},
+    responses=_event_answers(
         Outcome.TRACKED,
         Outcome.NO_ATTRIBUTION,
-        Outcome.DUPLICATE_ORDER,
         Outcome.SHOPIFY_HANDOFF,
         Outcome.BLACKLISTED_CODE,
         Outcome.EXPIRED_CLICK,
         Outcome.CROSS_BRAND_CLICK,
         Outcome.PROPERTY_MISMATCH,
         Outcome.UNREGISTERED_PROPERTY,
-        Outcome.CLICK_NOT_FOUND,
         Outcome.BANNED_USER,
+        Outcome.UNREGISTERED_CODE,
+        Outcome.INSERT_FAILED,
+        Outcome.HANDLER_ERROR,
+        Outcome.DUPLICATE_ORDER,
+        Outcome.CLICK_NOT_FOUND,
         Outcome.INVALID_ORDER_AMOUNT,
         Outcome.INVALID_ORDER_ID,
         Outcome.MALFORMED_CLICK_ID,
         Outcome.UNRESOLVED_DOMAIN,
-        Outcome.UNREGISTERED_CODE,
+        Outcome.INVALID_PARAMS,
+        Outcome.RATE_LIMITED,
+    ),
+    parameters=[_REQUEST_ID, _RETRY_AFTER],
+    auth=[],
+    examples=[
+        _example(
+            Outcome.TRACKED,
+            "a thank-you page with a creator's click",
+            {
+                "orderAmount": 59.9,
+                "orderId": 1001,
+                "currency": "USD",
+                "page_url": _PAGE,
+                "clickId": "clk_0123456789abcdef0123456789abcdef",
+                "is_returning_customer": False,
+            },
+        ),
+        _example(
+            Outcome.NO_ATTRIBUTION,
+            "a direct order sent by your server, with the amount and id as strings",
+            {
+                "orderAmount": "120.00",
+                "orderId": "A-1002",
+                "currency": "eur",
+                "page_url": _PAGE,
+                "code": "",
+                "returnWindowClosesAt": "2026-12-24T00:00:00Z",
+            },
+        ),
+    ],
+)
+
+_KEYED = [_REQUEST_ID, _RETRY_AFTER, _WWW_AUTHENTICATE]
+
+CANCEL = dict(
+    summary="Cancel the commission of an order",
+    description="Checked in this order: the key, the body, the required fields, `order_id`, `test`, the "
+    "key's brand and `domain`, then the commission.",
+    tags=[EVENTS],
+    request={"application/json": CancellationSerializer},
+    responses=_event_answers(
+        Outcome.TRACKED,
+        Outcome.ORDER_NOT_FOUND,
+        Outcome.ALREADY_CANCELLED,
+        Outcome.HANDLER_ERROR,
+        Outcome.INVALID_PARAMS,
+        Outcome.UNRESOLVED_DOMAIN,
+        Outcome.UNAUTHORIZED,
+        Outcome.RATE_LIMITED,
+    ),
+    parameters=_KEYED,
+    examples=[_example(Outcome.TRACKED, "cancel the commission of order 1001", {"order_id": 1001})],
+)
+
+UPDATE = dict(
+    summary="Update the amount of an order's commission",
+    description="Checked in this order: the key, the body, the required fields, `order_id`, "
+    "`new_order_amount`, `currency`, `test`, the key's brand and `domain`, then the commission.",
+    tags=[EVENTS],
+    request={"application/json": AmountUpdateSerializer},
+    responses=_event_answers(
+        Outcome.TRACKED,
+        Outcome.ORDER_NOT_FOUND,
+        Outcome.ALREADY_CANCELLED,
         Outcome.INSERT_FAILED,
         Outcome.HANDLER_ERROR,
         Outcome.INVALID_PARAMS,
+        Outcome.INVALID_ORDER_AMOUNT,
+        Outcome.UNRESOLVED_DOMAIN,
+        Outcome.UNAUTHORIZED,
+        Outcome.RATE_LIMITED,
     ),
-    request=inline_serializer(
-        name="OrderConfirmation",
-        fields={
-            "orderAmount": serializers.CharField(help_text=_AMOUNT + " Greater than 0."),
-            "orderId": serializers.CharField(help_text=_ORDER_ID),
-            "currency": serializers.CharField(help_text="ISO 4217 code, case-insensitive."),
-            "page_url": serializers.CharField(help_text="URL of the page sending the event."),
-            "clickId": serializers.CharField(
-                required=False, help_text="The sms_click_id cookie, exactly as stored."
-            ),
-            "code": serializers.CharField(required=False, help_text='Discount code; "" means none.'),
-            "test": serializers.BooleanField(required=False),
-            "is_returning_customer": serializers.BooleanField(required=False),
-            "domain": serializers.CharField(required=False, help_text="Overrides page_url's host."),
-            "returnWindowClosesAt": serializers.CharField(
-                required=False, help_text="ISO 8601 (UTC without offset) or Unix epoch seconds/milliseconds."
-            ),
-            "customer_email": serializers.EmailField(
-                required=False, help_text="Hashed on arrival, never stored."
-            ),
-        },
-    ),
-    responses={
-        200: OpenApiResponse(Envelope, description="success true: the event was recorded."),
-        **_common_failures,
-    },
-    auth=[],
+    parameters=_KEYED,
     examples=[
-        OpenApiExample(
-            "A checkout page",
-            request_only=True,
-            value={
-                "orderAmount": "59.90",
-                "orderId": "A-1001",
-                "currency": "USD",
-                "page_url": "https://shop.example.com/checkout/thank-you",
-                "clickId": "clk_0123456789abcdef0123456789abcdef",
-                "code": "",
-                "is_returning_customer": False,
-            },
+        _example(
+            Outcome.TRACKED,
+            "order 1001's new total after a partial refund",
+            {"order_id": 1001, "new_order_amount": 49.9, "currency": "USD"},
         )
     ],
 )
 
 
-def _keyed_body(name: str, **fields):
-    """A cancel or update body: its own fields, then the optional domain and test both take."""
-    return inline_serializer(
-        name=name,
-        fields={
-            **fields,
-            "domain": serializers.CharField(required=False, help_text="One of your registered properties."),
-            "test": serializers.BooleanField(required=False, help_text="Act on test orders."),
-        },
-    )
+def _read_parameters() -> list[OpenApiParameter]:
+    """The read API's path and query parameters, from OrderReadSerializer's fields."""
+    path, query = OrderReadSerializer.rules["order_id"], OrderReadSerializer.rules["test"]
+    return [
+        OpenApiParameter(
+            "order_id",
+            path.openapi_schema(),
+            OpenApiParameter.PATH,
+            description=path.help_text,
+            examples=[OpenApiExample(str(Outcome.FOUND), summary="found: order 1001", value="1001")],
+        ),
+        OpenApiParameter("test", query.openapi_schema(), OpenApiParameter.QUERY, description=query.help_text),
+    ]
 
-
-_keyed_failures = {
-    **_common_failures,
-    401: OpenApiResponse(Envelope, description="`unauthorized`: key missing, malformed, unknown or revoked."),
-}
-
-CANCEL = dict(
-    summary="Cancel the commission of an order",
-    description="Outcomes: "
-    + _codes(
-        Outcome.TRACKED,
-        Outcome.ORDER_NOT_FOUND,
-        Outcome.ALREADY_CANCELLED,
-        Outcome.INVALID_PARAMS,
-        Outcome.UNRESOLVED_DOMAIN,
-        Outcome.UNAUTHORIZED,
-        Outcome.HANDLER_ERROR,
-    ),
-    request=_keyed_body("Cancellation", order_id=serializers.CharField(help_text=_ORDER_ID)),
-    responses={200: Envelope, **_keyed_failures},
-)
-
-UPDATE = dict(
-    summary="Update the amount of an order's commission",
-    description="Outcomes: "
-    + _codes(
-        Outcome.TRACKED,
-        Outcome.ORDER_NOT_FOUND,
-        Outcome.ALREADY_CANCELLED,
-        Outcome.INVALID_PARAMS,
-        Outcome.INVALID_ORDER_AMOUNT,
-        Outcome.UNRESOLVED_DOMAIN,
-        Outcome.UNAUTHORIZED,
-        Outcome.INSERT_FAILED,
-        Outcome.HANDLER_ERROR,
-    ),
-    request=_keyed_body(
-        "AmountUpdate",
-        order_id=serializers.CharField(help_text=_ORDER_ID),
-        new_order_amount=serializers.CharField(help_text=_AMOUNT + " 0 or more."),
-        currency=serializers.CharField(help_text="The order's ISO 4217 currency."),
-    ),
-    responses={200: Envelope, **_keyed_failures},
-)
 
 ORDER_READ = dict(
     summary="Read one of your orders and its commission (reconciliation)",
-    parameters=[
-        OpenApiParameter(
-            "order_id",
-            str,
-            OpenApiParameter.PATH,
-            description="The order id as sent on the order confirmation, URL-encoded; slashes may stay.",
-        ),
-        OpenApiParameter("test", bool, description="Read the test namespace."),
-    ],
+    description="Records nothing in the outcome log.",
+    tags=[READ_API],
+    parameters=[*_read_parameters(), *_KEYED],
     responses={
-        200: inline_serializer(
-            name="OrderReconciliation",
-            fields={
-                "success": serializers.BooleanField(),
-                "outcome": serializers.CharField(),
-                "order": serializers.DictField(),
-                "commission": serializers.DictField(allow_null=True),
+        200: OpenApiResponse(
+            response={
+                "type": "object",
+                "required": ["success", "outcome", "order", "commission"],
+                "properties": {
+                    "success": {"type": "boolean", "enum": [True]},
+                    "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
+                    "order": {"type": "object", "description": "The order as it was received."},
+                    "commission": {
+                        "type": "object",
+                        "nullable": True,
+                        "description": "Its commission now, with its history; null without one.",
+                    },
+                },
             },
+            description="success true: `found`; the fields are described in docs/api.md.",
         ),
-        401: Envelope,
-        404: OpenApiResponse(Envelope, description="`order_not_found`: unknown, or another brand's."),
+        400: _answer(400, [Outcome.INVALID_PARAMS, Outcome.UNRESOLVED_DOMAIN]),
+        401: _answer(401, [Outcome.UNAUTHORIZED]),
+        # not_found: an order id no path can carry (empty, or one the URL patterns do not match).
+        404: _answer(404, [Outcome.ORDER_NOT_FOUND, Outcome.NOT_FOUND]),
+        429: _answer(429, [Outcome.RATE_LIMITED]),
+        500: _answer(500, [Outcome.HANDLER_ERROR]),
     },
 )
 

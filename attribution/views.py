@@ -28,10 +28,10 @@ from .parsing import (
     FieldError,
     StrictJSONParser,
     holds_unstorable_text,
-    parse_bool,
     parse_order_id,
     read_chunked_body,
 )
+from .serializers import OrderReadSerializer
 from .throttles import PerClientAndBrandThrottle, PerDeveloperKeyThrottle, count_refused_authentication
 
 logger = logging.getLogger(__name__)
@@ -317,20 +317,19 @@ class OrderReadView(KeyRequired, APIView):
 
     @extend_schema(**schema.ORDER_READ)
     def get(self, request, order_id):
-        try:
-            is_test = parse_bool(request.query_params.get("test"))
-        except FieldError:
+        checked = OrderReadSerializer.check({"order_id": order_id, "test": request.query_params.get("test")})
+        if checked.refusal is not None:  # test is the one rule that refuses
             return Response(
                 envelope(success=False, outcome=Outcome.INVALID_PARAMS, text=say("read.test_flag")),
                 status=400,
             )
+        is_test, order_id = checked.values["test"], checked.values["order_id"]
         key = request.auth
         if not key.brand_is_active:
             return Response(
                 envelope(success=False, outcome=Outcome.UNRESOLVED_DOMAIN, text=say("read.brand_inactive")),
                 status=400,
             )
-        order_id = order_id.strip()
         found = (
             None  # no order can hold what no database can store (%00)
             if holds_unstorable_text(order_id)

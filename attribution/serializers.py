@@ -1,0 +1,439 @@
+"""The request of each endpoint as a DRF serializer: one definition that validates it and documents it.
+
+Each field holds one field rule of attribution.parsing (its `parse`) and the JSON Schema of exactly what
+that rule accepts (its `openapi_schema`, served at /api/schema/ through attribution.schema). A serializer
+declares its fields in the decision order (docs/decisions.md, "Decision order of an order confirmation";
+docs/api.md for cancel and update): `check` runs their rules in that order and stops at the first
+refusal, answered with the outcome the field names and its fix sentence from attribution.outcomes.
+
+The services call `check` rather than `is_valid`, which deep-copies every field per request and collects
+every error where the decision order wants the first; both run the same rules.
+"""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from brands.hosts import hash_email
+
+from . import parsing
+from .outcomes import Outcome, field_error
+
+# --- what the rules accept, as JSON Schema patterns ------------------------------------------------
+#
+# Whitespace, digits and letters are spelled out rather than written \s, \d or with flags, whose
+# meaning differs between Python, the ECMAScript dialect of OpenAPI and the validators of clients;
+# [\s\S] is any character in all of them.
+
+# The characters str.strip() removes: the rules trim every string they read.
+SPACE = r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_SOLID = "[^" + SPACE[1:]  # anything but those
+
+
+def _trimmed(inner: str) -> str:
+    """A whole string that, without the spaces around it, matches `inner`."""
+    return f"^{SPACE}*(?:{inner}){SPACE}*$"
+
+
+def _text_of_at_most(length: int) -> str:
+    """1 to `length` characters, neither first nor last a space."""
+    return f"{_SOLID}(?:[\\s\\S]{{0,{length - 2}}}{_SOLID})?"
+
+
+def _amount_pattern(*, allow_zero: bool) -> str:
+    """Plain decimal strings whose value, kept to six places (rounded half-up), is greater than 0 (or
+    0 or more) and below 10^12: parse_amount on a string."""
+    digits, places = parsing.MAX_AMOUNT_INTEGER_DIGITS, parsing.MAX_AMOUNT_DECIMAL_PLACES
+    # ... and never 999999999999.9999995 or more, which rounds up onto 10^12 (out of range).
+    up_to_the_limit = f"(?!9{{{digits}}}\\.9{{{places}}}[5-9])"
+    whole = f"0*{up_to_the_limit}[1-9][0-9]{{0,{digits - 1}}}(?:\\.[0-9]*)?"
+    # Below 1: a digit other than 0 among the places kept, or a first dropped digit that rounds up.
+    fraction = f"0*\\.(?:0{{0,{places - 1}}}[1-9]|0{{{places}}}[5-9])[0-9]*"
+    positive = f"\\+?(?:{whole}|{fraction})"
+    if not allow_zero:
+        return _trimmed(positive)
+    rounds_to_zero = f"(?:0{{0,{places}}}|0{{{places}}}[0-4][0-9]*)"
+    zero = f"[+-]?(?:0+(?:\\.{rounds_to_zero})?|0*\\.(?:0{{1,{places}}}|0{{{places}}}[0-4][0-9]*))"
+    return _trimmed(f"{positive}|{zero}")
+
+
+def _amount_number(*, allow_zero: bool) -> dict:
+    half_a_place = float(Decimal(1).scaleb(-parsing.MAX_AMOUNT_DECIMAL_PLACES) / 2)
+    number = {"type": "number", "maximum": 10**parsing.MAX_AMOUNT_INTEGER_DIGITS, "exclusiveMaximum": True}
+    if allow_zero:  # -0.0000004 is kept as 0
+        return {**number, "minimum": -half_a_place, "exclusiveMinimum": True}
+    return {**number, "minimum": half_a_place}
+
+
+def _letters(letters: str) -> str:
+    return "[" + "".join(f"{c.upper()}{c.lower()}" for c in letters) + "]"
+
+
+def _case_blind(word: str) -> str:
+    return "".join(_letters(c) for c in word)
+
+
+def _case_blind_codes(codes: list[str]) -> str:
+    """Three-letter codes in any case, grouped by their first two letters (AED|AFN is A(E D|F N))."""
+    tree: dict[str, dict[str, str]] = {}
+    for code in codes:
+        seconds = tree.setdefault(code[0], {})
+        seconds[code[1]] = seconds.get(code[1], "") + code[2]
+    return "|".join(
+        _letters(first)
+        + "(?:"
+        + "|".join(_letters(second) + _letters(thirds) for second, thirds in seconds.items())
+        + ")"
+        for first, seconds in tree.items()
+    )
+
+
+CURRENCY_PATTERN = _trimmed(_case_blind_codes(parsing.currency_codes()))
+FLAG_PATTERN = _trimmed(f"{_case_blind('true')}|{_case_blind('false')}")
+
+
+def _whole_number_of_at_most(length: int) -> dict:
+    """Numbers without a fraction whose digits (and minus sign) fit in `length` characters."""
+    return {
+        "type": "number",
+        "multipleOf": 1,
+        "minimum": -(10 ** (length - 1) - 1),
+        "maximum": 10**length - 1,
+    }
+
+
+def _nullable(schema: dict, rule: serializers.Field) -> dict:
+    return {**schema, "nullable": True} if rule.allow_null else schema
+
+
+# --- the fields ------------------------------------------------------------------------------------
+
+
+class RuleField(serializers.Field):
+    """A field judged by one rule of attribution.parsing.
+
+    `outcome` is what a refusal answers (None: the event is kept, with a warning); `fix` names its fix
+    sentence in FIELD_FIXES (the field's own name by default).
+    """
+
+    def __init__(self, *, outcome: Outcome | None = Outcome.INVALID_PARAMS, fix=None, example=None, **kwargs):
+        self.outcome, self.fix, self.example = outcome, fix, example
+        super().__init__(**kwargs)
+
+    def parse(self, value):
+        """The field rule: the clean value, or FieldError. `value` is None when the field is absent."""
+        raise NotImplementedError
+
+    def json_schema(self) -> dict:
+        """What `parse` accepts, in the JSON Schema of OpenAPI 3.0."""
+        raise NotImplementedError
+
+    def openapi_schema(self) -> dict:
+        schema = self.json_schema()
+        return schema if self.example is None else {**schema, "example": self.example}
+
+    def to_internal_value(self, data):
+        try:
+            return self.parse(data)
+        except parsing.FieldError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value):
+        return value
+
+
+class OrderIdField(RuleField):
+    def parse(self, value):
+        return parsing.parse_order_id(value)
+
+    def json_schema(self):
+        length = parsing.MAX_ORDER_ID_LENGTH
+        return {
+            "oneOf": [
+                _whole_number_of_at_most(length),
+                {"type": "string", "pattern": _trimmed(_text_of_at_most(length))},
+            ]
+        }
+
+
+class AmountField(RuleField):
+    def __init__(self, *, allow_zero: bool, **kwargs):
+        self.allow_zero = allow_zero
+        super().__init__(**kwargs)
+
+    def parse(self, value):
+        return parsing.parse_amount(value, allow_zero=self.allow_zero)
+
+    def json_schema(self):
+        return {
+            "oneOf": [
+                _amount_number(allow_zero=self.allow_zero),
+                {"type": "string", "pattern": _amount_pattern(allow_zero=self.allow_zero)},
+            ]
+        }
+
+
+class CurrencyField(RuleField):
+    def parse(self, value):
+        return parsing.parse_currency(value)
+
+    def json_schema(self):
+        return {"type": "string", "pattern": CURRENCY_PATTERN}
+
+
+class FlagField(RuleField):
+    """A boolean, or the strings "true"/"false" some snippets send; absent or null is false."""
+
+    def parse(self, value):
+        return parsing.parse_bool(value)
+
+    def json_schema(self):
+        return _nullable({"oneOf": [{"type": "boolean"}, {"type": "string", "pattern": FLAG_PATTERN}]}, self)
+
+
+class OptionalTextField(RuleField):
+    """A string (or an integer, read as its digits) of at most `max_length` characters; blank is none."""
+
+    def __init__(self, *, max_length: int, **kwargs):
+        self.max_length = max_length
+        super().__init__(**kwargs)
+
+    def parse(self, value):
+        return parsing.parse_optional_text(value, max_length=self.max_length)
+
+    def json_schema(self):
+        # An integer's digits count as its characters; 12.0 is not an integer here (OpenAPI 3.0).
+        limit = self.max_length
+        text = {"type": "string", "pattern": f"^{SPACE}*(?:{_text_of_at_most(limit)})?{SPACE}*$"}
+        return _nullable(
+            {
+                "oneOf": [
+                    text,
+                    {"type": "integer", "minimum": -(10 ** (limit - 1) - 1), "maximum": 10**limit - 1},
+                ]
+            },
+            self,
+        )
+
+
+class EmailHashField(RuleField):
+    """An address to hash on arrival; the value the rules hand on is its hash, never the address."""
+
+    def parse(self, value):
+        email = parsing.parse_optional_email(value)
+        return hash_email(email) if email else None
+
+    def json_schema(self):
+        return _nullable(
+            {"type": "string", "pattern": f"^{SPACE}*(?:{_text_of_at_most(320)})?{SPACE}*$"}, self
+        )
+
+
+class ClickIdField(RuleField):
+    def parse(self, value):
+        return parsing.parse_click_id(value)
+
+    def json_schema(self):
+        return _nullable(
+            {"type": "string", "pattern": _trimmed(f"(?:{parsing.CLICK_ID_PATTERN.pattern})?")}, self
+        )
+
+
+class TimestampField(RuleField):
+    """Read when it can be; a value it cannot read never loses the event (outcome None: a warning)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(outcome=None, **kwargs)
+
+    def parse(self, value):
+        return None if value in (None, "") else parsing.parse_timestamp(value)
+
+    def json_schema(self):
+        return {}  # any value: what cannot be read is left out with a warning
+
+
+class HostField(RuleField):
+    """page_url and domain: read by brand resolution (brands.resolution), which answers what fails
+    (unresolved_domain) after the field rules; no rule of its own."""
+
+    def parse(self, value):
+        return value
+
+    def json_schema(self):
+        return _nullable({"type": "string"} if self.allow_null else {"type": "string", "minLength": 1}, self)
+
+
+class PathTextField(RuleField):
+    """An order id as the read API's path carries it: any text, trimmed; an unknown one is not found."""
+
+    def parse(self, value):
+        return value.strip()
+
+    def json_schema(self):
+        return {"type": "string", "minLength": 1}
+
+
+# --- the serializers -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Checked:
+    """The field rules' verdict on a body: the clean values (up to a refusal), the refusal's outcome and
+    sentence if any, and the warnings of fields that do not refuse (field name, problem)."""
+
+    values: dict
+    refusal: tuple[Outcome, str] | None = None
+    warnings: list = field(default_factory=list)
+
+
+class RequestSerializer(serializers.Serializer):
+    """A request whose fields are field rules, declared in the decision order."""
+
+    rules: dict[str, RuleField] = {}
+    required_names: tuple[str, ...] = ()
+    _judged: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.rules = dict(cls._declared_fields)
+        cls.required_names = tuple(name for name, rule in cls.rules.items() if rule.required)
+        # What check() walks on every request: the bound rules, without the fields that have none.
+        cls._judged = tuple(
+            (name, rule.parse, rule) for name, rule in cls.rules.items() if not isinstance(rule, HostField)
+        )
+
+    @classmethod
+    def check(cls, payload: dict) -> Checked:
+        """Run every field rule in the decision order; the first refusal decides."""
+        checked = Checked({})
+        for name, parse, rule in cls._judged:
+            value = payload.get(name)
+            try:
+                checked.values[name] = parse(value)
+            except parsing.FieldError as exc:
+                if rule.outcome is None:
+                    checked.values[name] = None
+                    checked.warnings.append((name, str(exc)))
+                    continue
+                problem = "is missing" if value is None else str(exc)
+                checked.refusal = (rule.outcome, field_error(name, problem, fix=rule.fix))
+                return checked
+        return checked
+
+
+def _optional(**kwargs):
+    return {"required": False, "allow_null": True, **kwargs}
+
+
+class OrderConfirmationSerializer(RequestSerializer):
+    """An order confirmation, its fields in the order they are judged: the first that fails decides."""
+
+    orderId = OrderIdField(
+        outcome=Outcome.INVALID_ORDER_ID,
+        example=1001,
+        help_text='Your id of the order: a whole number, or a string (trimmed, 1-255 characters). 123 and "123" '
+        "are the same order. Otherwise `invalid_order_id`.",
+    )
+    orderAmount = AmountField(
+        allow_zero=False,
+        outcome=Outcome.INVALID_ORDER_AMOUNT,
+        example=59.9,
+        help_text='The order total: a number, or a string holding only a plain decimal number ("59.90"). '
+        "Kept to 6 decimal places (rounded half-up), then greater than 0 and below 10^12. "
+        "Otherwise `invalid_order_amount`.",
+    )
+    currency = CurrencyField(
+        example="USD",
+        help_text="An ISO 4217 code with minor units, in any case. Otherwise `invalid_params`.",
+    )
+    page_url = HostField(
+        example="https://shop.example.com/checkout/thank-you",
+        help_text="The URL of the page sending the event; its host must be one of your registered properties "
+        "(else `unresolved_domain`). `domain`, when sent, is used instead.",
+    )
+    test = FlagField(
+        **_optional(example=False),
+        help_text='A test event: counted apart, never billed. true or false (or "true"/"false").',
+    )
+    is_returning_customer = FlagField(
+        **_optional(example=False),
+        help_text='The shopper has ordered before: your returning-customer rate applies. true or false (or "true"/"false").',
+    )
+    code = OptionalTextField(
+        max_length=100,
+        **_optional(example="ANA10"),
+        help_text='The discount code used, at most 100 characters; null or "" for none.',
+    )
+    customer_email = EmailHashField(
+        **_optional(example="shopper@example.com"),
+        help_text="The shopper's address, for known-shopper attribution: hashed on arrival, never stored.",
+    )
+    clickId = ClickIdField(
+        outcome=Outcome.MALFORMED_CLICK_ID,
+        **_optional(example="clk_0123456789abcdef0123456789abcdef"),
+        help_text='The sms_click_id cookie exactly as stored; null or "" for none. Otherwise `malformed_click_id`.',
+    )
+    returnWindowClosesAt = TimestampField(
+        **_optional(example="2026-12-24T00:00:00Z"),
+        help_text="When the return window closes: ISO 8601 (UTC without an offset; also 20261224) or Unix "
+        "epoch seconds or milliseconds, as a number or a string. A value that cannot be read is left out "
+        "and the event kept, with a warning on your health pages.",
+    )
+    domain = HostField(
+        **_optional(example="shop.example.com"),
+        help_text="Your storefront's host, for when page_url cannot carry it; when not blank it is used "
+        "instead of page_url's host.",
+    )
+
+
+_ORDER_ID_OF_CHANGE = dict(
+    fix="order_id",
+    example=1001,
+    help_text="The orderId of the original order confirmation: a whole number or a string "
+    '(trimmed, 1-255 characters); 123 and "123" are the same order.',
+)
+_DOMAIN_OF_CHANGE = dict(
+    **_optional(example="shop.example.com"),
+    help_text="One of your registered properties, for brands with several storefronts; another host is "
+    "`unresolved_domain`.",
+)
+_TEST_OF_CHANGE = dict(
+    **_optional(example=False),
+    help_text='true: act on test orders only; absent or false: on live orders only. "true"/"false" also read.',
+)
+
+
+class CancellationSerializer(RequestSerializer):
+    """A cancellation, its fields in the order they are judged: the first that fails decides."""
+
+    order_id = OrderIdField(**_ORDER_ID_OF_CHANGE)
+    test = FlagField(**_TEST_OF_CHANGE)
+    domain = HostField(**_DOMAIN_OF_CHANGE)
+
+
+class AmountUpdateSerializer(RequestSerializer):
+    """An amount update, its fields in the order they are judged: the first that fails decides."""
+
+    order_id = OrderIdField(**_ORDER_ID_OF_CHANGE)
+    new_order_amount = AmountField(
+        allow_zero=True,
+        outcome=Outcome.INVALID_ORDER_AMOUNT,
+        example=49.9,
+        help_text="The order's new total, 0 or more, in the format of orderAmount. Otherwise `invalid_order_amount`.",
+    )
+    currency = CurrencyField(
+        fix="change.currency", example="USD", help_text="The currency of the original order, in any case."
+    )
+    test = FlagField(**_TEST_OF_CHANGE)
+    domain = HostField(**_DOMAIN_OF_CHANGE)
+
+
+class OrderReadSerializer(RequestSerializer):
+    """GET /api/Affiliates/orders/<order_id>: the path's order id and the query's test flag."""
+
+    order_id = PathTextField(
+        example="1001",
+        help_text="The order id as sent on the order confirmation, URL-encoded; slashes may stay.",
+    )
+    test = FlagField(**_optional(example=False), help_text="Read the test namespace.")
