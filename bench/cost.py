@@ -32,6 +32,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+import psycopg
+
 from bench import traffic
 from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
 
@@ -104,6 +106,46 @@ def _requests(scenario: str, world, run: str, count: int, cancel_from: int) -> l
     return traffic.changes(world, run, count, cancel_from=cancel_from)
 
 
+# The tables an event writes; their row counters tell what a request stored, service by service.
+TABLES = [
+    "attribution_order",
+    "attribution_commission",
+    "attribution_amountchange",
+    "attribution_commissionstatechange",
+    "health_outcomeevent",
+]
+
+
+def _flush(target: str):
+    """A call that makes the service's own database session publish its statistics now (PostgreSQL 15
+    publishes them at most once a second otherwise); the catalog read makes sure it has some to publish."""
+    sql = "SELECT pg_stat_force_next_flush(), (SELECT count(*) FROM pg_namespace)"
+    if target == "plain_floor":
+        from bench.floor import plain
+
+        return lambda: plain.query(sql, {})
+
+    from django.db import connection
+
+    def flush():
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+
+    return flush
+
+
+def _rows_written(stats) -> dict:
+    """Rows inserted and updated so far in each table an event writes (aborted inserts included)."""
+    stats.execute("SELECT pg_stat_clear_snapshot()")
+    counts = {}
+    for table, inserted, updated in stats.execute(
+        "SELECT relname, n_tup_ins, n_tup_upd FROM pg_stat_user_tables WHERE relname = ANY(%s)", [TABLES]
+    ):
+        counts[f"{table} inserted"] = inserted
+        counts[f"{table} updated"] = updated
+    return counts
+
+
 def worker(args) -> None:
     """Runs inside valgrind: load one service, then warm up, zero, measure and dump per scenario."""
     module, scenarios = TARGETS[args.worker]
@@ -133,20 +175,32 @@ def worker(args) -> None:
             result.close()
         return body
 
+    flush = _flush(args.worker)
+    stats = psycopg.connect(os.environ["DATABASE_URL"])  # reads the statistics, outside the counted requests
     report = {}
     ctl.bench_start()
     for scenario, warm, measured in plan:
         for environ in warm:
             send(environ)
         statuses.clear()
+        flush()
+        before = _rows_written(stats)
         ctl.bench_zero()
         bodies = [send(environ) for environ in measured]
         ctl.bench_dump(scenario.encode())
+        flush()
+        after = _rows_written(stats)
         outcomes = Counter(json.loads(body).get("outcome", "?") for body in bodies)
+        n = len(measured)
         report[scenario] = {
-            "requests": len(measured),
+            "requests": n,
             "statuses": dict(Counter(s.split()[0] for s in statuses)),
             "outcomes": dict(sorted(outcomes.items())),
+            "rows_per_request": {
+                key: (after[key] - before.get(key, 0)) / n
+                for key in sorted(after)
+                if after[key] != before.get(key, 0)
+            },
         }
     print("COST_JSON " + json.dumps({"scenarios": report, "cancel_to": cancel_from}), flush=True)
 
@@ -242,10 +296,17 @@ def print_cost(cost: dict) -> None:
     for scenario in ("order_confirmation", "cancel_update"):
         p, d, w = (cost[t][scenario]["per_request"] for t in ("project", "django_floor", "plain_floor"))
         print(f"{scenario:<20} {p:>11,.0f} {d:>13,.0f} {w:>12,.0f} {p / d:>15.2f}")
-    for target in TARGETS:
-        for scenario, entry in cost[target].items():
-            if isinstance(entry, dict):
-                print(f"  {target} {scenario}: {entry['outcomes']}")
+    print("\noutcomes, and rows written per request (PostgreSQL's table statistics; an insert that fails")
+    print("on the unique order key counts as one)")
+    for scenario in DEFAULT_REQUESTS:
+        for target in TARGETS:
+            entry = cost[target].get(scenario)
+            if entry is not None:
+                rows = ", ".join(
+                    f"{name.removeprefix('attribution_').removeprefix('health_')} {count:.2f}"
+                    for name, count in entry["rows_per_request"].items()
+                )
+                print(f"  {scenario} {target}: {entry['outcomes']}; {rows or 'no rows'}")
 
 
 def main() -> None:
