@@ -23,6 +23,7 @@ from pathlib import Path
 from statistics import median
 
 from bench import cost
+from bench.machine import Meter
 from bench.world import CANCELS, CHANGES, PY, RESULTS, ROOT, WORLD, bench_env, database_url, prepare_world
 
 # The three services: the same gunicorn command line, only the WSGI module (and the port) differs.
@@ -44,6 +45,8 @@ SCENARIOS = [
 # Cancels each use up one order of the pool: enough for 3,000 cancels a second of every run (no
 # service here gets near), plus the cost harness.
 CANCELS_PER_SECOND = 3000
+# Beyond this share of both cores taken by others in a measured run, the figures are suspect.
+OTHERS_WARNING = 0.10
 
 
 def wait_for_port(port: int, timeout: float = 30) -> None:
@@ -94,6 +97,9 @@ def ratios(measured: dict) -> dict:
         "orders": project["order_confirmation"]["rps"] / floor["order_confirmation"]["rps"],
         "orders_p99": project["order_confirmation"]["p99_us"] / max(floor["order_confirmation"]["p99_us"], 1),
         "cancel_update": project["cancel_update"]["rps"] / floor["cancel_update"]["rps"],
+        # the same comparison by CPU per request (floor / project, so that higher is better as above)
+        "orders_cpu": floor["order_confirmation"]["cpu_ms"] / project["order_confirmation"]["cpu_ms"],
+        "cancel_update_cpu": floor["cancel_update"]["cpu_ms"] / project["cancel_update"]["cpu_ms"],
         # reference: the Django floor against the plain-WSGI floor, everything against the ceiling
         "floor_orders_vs_plain": floor["order_confirmation"]["rps"] / plain["order_confirmation"]["rps"],
         "floor_cancel_update_vs_plain": floor["cancel_update"]["rps"] / plain["cancel_update"]["rps"],
@@ -188,6 +194,7 @@ def main() -> None:
     workers = 2 * (os.cpu_count() or 1) + 1
 
     servers = start_servers(env, port=args.port, workers=workers)
+    meter = Meter([server["process"].pid for server in servers.values()], env["DATABASE_URL"])
     rounds = []
     cancel_from = 0
     try:
@@ -201,12 +208,24 @@ def main() -> None:
                 for phase, duration in (("w", args.warmup), ("", args.duration)):
                     env["BENCH_RUN"] = run + phase
                     env["BENCH_CANCEL_FROM"] = str(cancel_from)
+                    meter.start()
                     result = wrk(script, port, duration=duration, connections=args.connections, env=env)
+                    result["machine"] = meter.stop()
+                    # CPU per request of the service's workers and its PostgreSQL sessions (and wrk's):
+                    # less sensitive than throughput to what others run at the same time.
+                    result["cpu_ms"] = 1000 * result["machine"]["bench_cpu_s"] / max(result["requests"], 1)
                     cancel_from += result["cancels"]
                 measured.setdefault(server, {})[scenario] = result
-            rounds.append({"results": measured, "ratios": ratios(measured)})
-            print(f"round {number}: " + _round_line(rounds[-1]["ratios"]), flush=True)
+            others = max(
+                r["machine"]["others"] + r["machine"]["stolen"] for s in measured.values() for r in s.values()
+            )
+            rounds.append({"results": measured, "ratios": ratios(measured), "others_max": others})
+            print(
+                f"round {number}: " + _round_line(rounds[-1]["ratios"]) + f"; others took up to {others:.0%}",
+                flush=True,
+            )
     finally:
+        meter.close()
         stop_servers(servers)
     wrk_seconds = time.monotonic() - started
 
@@ -218,6 +237,7 @@ def main() -> None:
                 "p95_us": median(r["results"][server][scenario]["p95_us"] for r in rounds),
                 "p99_us": median(r["results"][server][scenario]["p99_us"] for r in rounds),
                 "errors": sum(r["results"][server][scenario]["errors"] for r in rounds),
+                "cpu_ms": median(r["results"][server][scenario]["cpu_ms"] for r in rounds),
             }
             for s, scenario, _ in SCENARIOS
             if s == server
@@ -231,13 +251,14 @@ def main() -> None:
         f"scenario after {args.warmup}s warm-up; medians of the rounds\n"
     )
     print(
-        f"{'scenario':<20} {'server':<14} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}"
+        f"{'scenario':<20} {'server':<14} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} "
+        f"{'CPU ms/req':>11}"
     )
     for server, scenario, _ in SCENARIOS:
         r = results[server][scenario]
         print(
             f"{scenario:<20} {server:<14} {r['rps']:>9.0f} {r['p50_us'] / 1000:>8.2f} {r['p95_us'] / 1000:>8.2f} "
-            f"{r['p99_us'] / 1000:>8.2f} {r['errors']:>7}"
+            f"{r['p99_us'] / 1000:>8.2f} {r['errors']:>7} {r['cpu_ms']:>11.2f}"
         )
     exhausted = cancel_from > pool
     if exhausted:
@@ -245,12 +266,27 @@ def main() -> None:
             f"\nWARNING: {cancel_from} cancels for a pool of {pool}: later cancels found cancelled commissions."
         )
     print("\nper round: " + "; ".join(_round_line(r["ratios"]) for r in rounds))
+    shares = [r["results"][sv][sc]["machine"] for r in rounds for sv, sc, _ in SCENARIOS]
+    others = [m["others"] + m["stolen"] for m in shares]
+    print(
+        f"others' share of both cores during the measured runs (other processes, hypervisor steal): "
+        f"median {median(others):.0%}, max {max(others):.0%}"
+    )
+    if max(others) > OTHERS_WARNING:
+        print(
+            f"WARNING: other processes took up to {max(others):.0%} of the machine; they starve every "
+            "service alike and pull the ratios towards 1. Rounds where they took little are the ones to trust."
+        )
     print(
         "\nreference (medians of the rounds' ratios): Django floor / plain-WSGI floor "
         f"orders {headline['floor_orders_vs_plain']:.2f}, cancel/update {headline['floor_cancel_update_vs_plain']:.2f}; "
         f"against the constant-JSON baseline: project orders {headline['orders_vs_baseline']:.2f}, "
         f"Django floor {headline['floor_orders_vs_baseline']:.2f}, plain floor {headline['plain_orders_vs_baseline']:.2f}, "
         f"project cancel/update {headline['cancel_update_vs_baseline']:.2f}"
+    )
+    print(
+        "CPU per request (workers, PostgreSQL sessions and wrk), Django floor / project: "
+        f"orders {headline['orders_cpu']:.2f}, cancel/update {headline['cancel_update_cpu']:.2f}"
     )
     print(
         f"\ncancel/update throughput, project / Django floor: {headline['cancel_update']:.2f} (target >= 0.6)"
