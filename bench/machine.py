@@ -65,13 +65,15 @@ class Meter:
         return self.masters | _children(self.masters) | {pid for (pid,) in sessions}
 
     def start(self) -> None:
-        self.pids = self._ours()
-        self.before = (_machine(), sum(map(_ticks, self.pids)), _waited_children())
+        self.before = (_machine(), {pid: _ticks(pid) for pid in self._ours()}, _waited_children())
 
     def stop(self) -> dict:
-        (busy0, steal0, total0), ours0, wrk0 = self.before
+        (busy0, steal0, total0), ticks0, wrk0 = self.before
         busy1, steal1, total1 = _machine()
-        ours = sum(map(_ticks, self.pids)) - ours0 + _waited_children() - wrk0
+        # A worker replaces its database session after CONN_MAX_AGE: a session that started during the
+        # run counts whole; one that ended during it counts nothing after its last reading.
+        pids = self._ours() | ticks0.keys()
+        ours = sum(max(_ticks(pid) - ticks0.get(pid, 0), 0) for pid in pids) + _waited_children() - wrk0
         total = max(total1 - total0, 1)
         busy = busy1 - busy0
         return {
