@@ -274,8 +274,8 @@ def main() -> None:
     )
     if max(others) > OTHERS_WARNING:
         print(
-            f"WARNING: other processes took up to {max(others):.0%} of the machine; they starve every "
-            "service alike and pull the ratios towards 1. Rounds where they took little are the ones to trust."
+            f"WARNING: other processes took up to {max(others):.0%} of the machine; throughput ratios then "
+            "follow what they ran beside each scenario. Trust rounds where they took little, and CPU per request."
         )
     print(
         "\nreference (medians of the rounds' ratios): Django floor / plain-WSGI floor "
