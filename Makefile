@@ -8,7 +8,7 @@ PORT ?= 8000
 # `make run RESET=1`: new demo developer keys (by default the keys in demo-world.json keep working).
 RESET ?=
 
-.PHONY: install run test bench bench-health clean
+.PHONY: install run test bench bench-cost bench-health clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,11 +34,18 @@ test: $(STAMP)
 	$(BIN)/python manage.py makemigrations --check --dry-run -v1
 	$(BIN)/python -m pytest -rs
 
-# Benchmarks need PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/attribution_bench)
-# and wrk (Debian package `wrk`, installed here when missing).
+# Benchmarks need PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/attribution_bench),
+# wrk and valgrind with a C compiler (Debian packages `wrk`, `valgrind`, `gcc`; the first two installed
+# here when missing). `make bench` runs the throughput rounds and then the instruction counts of
+# `make bench-cost` (bench/README.md).
 bench: $(STAMP)
 	@command -v wrk >/dev/null || (apt-get install -y -qq wrk >/dev/null 2>&1) || (echo "install wrk (apt-get install wrk)"; exit 1)
-	$(BIN)/python bench/run.py
+	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind >/dev/null 2>&1) || (echo "install valgrind (apt-get install valgrind)"; exit 1)
+	$(BIN)/python -m bench.run
+
+bench-cost: $(STAMP)
+	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind >/dev/null 2>&1) || (echo "install valgrind (apt-get install valgrind)"; exit 1)
+	$(BIN)/python -m bench.cost
 
 bench-health: $(STAMP)
 	$(BIN)/python bench/health_pages.py

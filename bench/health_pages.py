@@ -48,7 +48,7 @@ def setup_django() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     sys.argv[1:] = []
-    from bench.run import ensure_database
+    from bench.world import ensure_database
 
     ensure_database(url)
     import django

@@ -1,111 +1,52 @@
-"""`make bench`: the service as in production (gunicorn, DEBUG=False, PostgreSQL) under wrk load.
+"""`make bench`: the service as in production (gunicorn, DEBUG=False, PostgreSQL) under wrk load, side
+by side with the durable floors, then instructions per request of each (bench/cost.py).
 
-Prepares a bench world in the DATABASE_URL database, starts gunicorn with (2 x cores) + 1 sync
-workers, and runs rounds of the three scenarios (baseline, order confirmation, cancel/update), each
-a warm-up and then a fixed-duration wrk run at fixed concurrency from a separate process on
-loopback. Prints the medians of the rounds, the ratio of order-confirmation throughput to the
-baseline's last, and writes bench/results/bench-<time>.json.
+Prepares the bench world in the DATABASE_URL database (bench/world.py) and starts three gunicorns
+with the same command line but for the WSGI module (and port): the project (config.wsgi), the Django
+floor (bench.floor.wsgi) and the plain-WSGI floor (bench.floor.plain), each with (2 x cores) + 1 sync
+workers. Every round runs every scenario back to back, a warm-up and then a fixed-duration wrk run at
+fixed concurrency from a separate process on loopback; ratios are taken within a round. Prints the
+medians of the rounds, the headline ratios project / Django floor, and writes
+bench/results/bench-<time>.json with every round. Run it as `python -m bench.run` from the repository.
 """
 
 import argparse
 import json
 import os
 import platform
-import secrets
 import socket
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from datetime import UTC, datetime
 from pathlib import Path
 from statistics import median
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
-PY = sys.executable
+from bench import cost
+from bench.machine import Meter
+from bench.world import CANCELS, CHANGES, PY, RESULTS, ROOT, WORLD, bench_env, database_url, prepare_world
 
-
-def database_url() -> str:
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/attribution_bench")
-    if not url.startswith(("postgres://", "postgresql://")):
-        sys.exit("make bench measures the production setup: set DATABASE_URL to a PostgreSQL database.")
-    return url
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    admin_url = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def prepare_world(env: dict) -> dict:
-    """Brand, property, creators, clicks, a code, a key and orders to cancel/update (idempotent)."""
-    subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    # As a deployment does: WhiteNoise serves the collected files (and warns on every start without).
-    subprocess.run([PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.utils import timezone
-
-    from attribution.models import Click, Commission, Order
-    from brands.models import Brand, Creator, DeveloperKey, DiscountCode, Property
-
-    brand, _ = Brand.objects.get_or_create(
-        name="Bench brand", defaults={"commission_rate_percent": Decimal("10")}
-    )
-    prop, _ = Property.objects.get_or_create(host="shop.bench-brand.example", defaults={"brand": brand})
-    creators = [Creator.objects.get_or_create(brand=brand, name=f"Bench creator {n}")[0] for n in range(20)]
-    DiscountCode.objects.get_or_create(brand=brand, code="BENCH10", defaults={"creator": creators[0]})
-    now = timezone.now()
-    Click.objects.filter(brand=brand).delete()
-    clicks = Click.objects.bulk_create(
-        Click(brand=brand, property=prop, creator=creators[n % 20], clicked_at=now - timedelta(hours=n % 48))
-        for n in range(2000)
-    )
-    DeveloperKey.objects.filter(brand=brand).update(revoked=True)
-    _, key = DeveloperKey.objects.create_key(brand=brand, name="bench")
-
-    run = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
-    ids = [f"CHG-{run}-{n}" for n in range(20000)]
-    orders = Order.objects.bulk_create(
-        Order(
-            brand=brand, order_id=i, amount=Decimal("100"), currency="USD", outcome="tracked", received_at=now
-        )
-        for i in ids
-    )
-    Commission.objects.bulk_create(
-        Commission(
-            brand=brand,
-            order=o,
-            creator=creators[n % 20],
-            order_amount=Decimal("100"),
-            amount=Decimal("10.00"),
-            currency="USD",
-            rate_percent=Decimal("10"),
-            created_at=now,
-            updated_at=now,
-        )
-        for n, o in enumerate(orders)
-    )
-    from django.db import connection
-
-    with connection.cursor() as cursor:  # as autovacuum would have by the time traffic arrives
-        cursor.execute("ANALYZE")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / ".world.txt").write_text(
-        "\n".join([prop.host, "BENCH10", *[c.click_id for c in clicks]]) + "\n"
-    )
-    (RESULTS / ".changes.txt").write_text("\n".join([key, *ids]) + "\n")
-    return {"run": run}
+# The three services: the same gunicorn command line, only the WSGI module (and the port) differs.
+SERVERS = {
+    "project": "config.wsgi:application",
+    "django_floor": "bench.floor.wsgi:application",
+    "plain_floor": "bench.floor.plain:application",
+}
+# (server, scenario, wrk script), in the order of odd rounds; even rounds run them in reverse.
+SCENARIOS = [
+    ("project", "baseline", "baseline.lua"),
+    ("project", "order_confirmation", "mixed_orders.lua"),
+    ("django_floor", "order_confirmation", "mixed_orders.lua"),
+    ("plain_floor", "order_confirmation", "mixed_orders.lua"),
+    ("project", "cancel_update", "changes.lua"),
+    ("django_floor", "cancel_update", "changes.lua"),
+    ("plain_floor", "cancel_update", "changes.lua"),
+]
+# Cancels each use up one order of the pool: enough for 3,000 cancels a second of every run (no
+# service here gets near), plus the cost harness.
+CANCELS_PER_SECOND = 3000
+# Beyond this share of both cores taken by others in a measured run, the figures are suspect.
+OTHERS_WARNING = 0.10
 
 
 def wait_for_port(port: int, timeout: float = 30) -> None:
@@ -115,7 +56,7 @@ def wait_for_port(port: int, timeout: float = 30) -> None:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.2)
-    sys.exit(f"gunicorn did not start on port {port}; see bench/results/gunicorn.log")
+    sys.exit(f"gunicorn did not start on port {port}; see bench/results/gunicorn-*.log")
 
 
 def wrk(script: str, port: int, *, duration: int, connections: int, env: dict) -> dict:
@@ -147,130 +88,211 @@ def wrk(script: str, port: int, *, duration: int, connections: int, env: dict) -
     return data
 
 
-SCENARIOS = [
-    ("baseline", "baseline.lua"),
-    ("order_confirmation", "mixed_orders.lua"),
-    ("cancel_update", "changes.lua"),
-]
-
-
 def ratios(measured: dict) -> dict:
-    """The headline figures of one round: throughput and p99 against the same round's baseline."""
-    base = measured["baseline"]
+    """One round's ratios. Headline: the project against the Django floor; the rest for reference."""
+    project, floor, plain = measured["project"], measured["django_floor"], measured["plain_floor"]
+    base = project["baseline"]
     return {
-        "order_confirmation": measured["order_confirmation"]["rps"] / base["rps"],
-        "cancel_update": measured["cancel_update"]["rps"] / base["rps"],
-        "order_p99": measured["order_confirmation"]["p99_us"] / max(base["p99_us"], 1),
+        # the headline: project / Django floor
+        "orders": project["order_confirmation"]["rps"] / floor["order_confirmation"]["rps"],
+        "orders_p99": project["order_confirmation"]["p99_us"] / max(floor["order_confirmation"]["p99_us"], 1),
+        "cancel_update": project["cancel_update"]["rps"] / floor["cancel_update"]["rps"],
+        # the same comparison by CPU per request (floor / project, so that higher is better as above)
+        "orders_cpu": floor["order_confirmation"]["cpu_ms"] / project["order_confirmation"]["cpu_ms"],
+        "cancel_update_cpu": floor["cancel_update"]["cpu_ms"] / project["cancel_update"]["cpu_ms"],
+        # reference: the Django floor against the plain-WSGI floor, everything against the ceiling
+        "floor_orders_vs_plain": floor["order_confirmation"]["rps"] / plain["order_confirmation"]["rps"],
+        "floor_cancel_update_vs_plain": floor["cancel_update"]["rps"] / plain["cancel_update"]["rps"],
+        "orders_vs_baseline": project["order_confirmation"]["rps"] / base["rps"],
+        "floor_orders_vs_baseline": floor["order_confirmation"]["rps"] / base["rps"],
+        "plain_orders_vs_baseline": plain["order_confirmation"]["rps"] / base["rps"],
+        "cancel_update_vs_baseline": project["cancel_update"]["rps"] / base["rps"],
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of all three scenarios")
-    parser.add_argument("--duration", type=int, default=10, help="seconds measured per scenario and round")
-    parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up per scenario and round")
-    parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--port", type=int, default=8799)
-    args = parser.parse_args()
-
-    url = database_url()
-    ensure_database(url)
-    # Sync workers wait on the database for part of each request (commits), so the usual
-    # (2 x cores) + 1 keeps every core busy; the baseline gets the same workers.
-    workers = 2 * (os.cpu_count() or 1) + 1
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DEBUG": "False",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "False",
-        "BENCHMARK": "True",
-        # The benchmark measures the service, not its abuse limits.
-        "THROTTLE_ORDER_CONFIRMATION": "",
-        "THROTTLE_DEVELOPER_KEY": "",
-        "SPOOL_DIR": str(RESULTS / "spool"),
-    }
-    world = prepare_world(env)
-    env["BENCH_RUN"] = world["run"]
-    env["BENCH_WORLD"] = str(RESULTS / ".world.txt")
-    env["BENCH_CHANGES"] = str(RESULTS / ".changes.txt")
-
-    log = open(RESULTS / "gunicorn.log", "w")
-    server = subprocess.Popen(
-        [
+def start_servers(env: dict, *, port: int, workers: int) -> dict:
+    servers = {}
+    for offset, (name, module) in enumerate(SERVERS.items()):
+        log = open(RESULTS / f"gunicorn-{name}.log", "w")
+        command = [
             PY,
             "-m",
             "gunicorn",
-            "config.wsgi:application",
+            module,
             "--no-control-socket",
             "-w",
             str(workers),
             "-b",
-            f"127.0.0.1:{args.port}",
+            f"127.0.0.1:{port + offset}",
             "--access-logfile",
             "-",
             "--log-level",
             "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
+        ]
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        servers[name] = {"port": port + offset, "process": process, "log": log, "command": command[2:]}
+    for server in servers.values():
+        wait_for_port(server["port"])
+    wait_until_booted([server["process"].pid for server in servers.values()], workers=workers)
+    return servers
+
+
+def _children_cpu(masters: list[int]) -> tuple[int, int]:
+    """How many workers the gunicorn masters have, and their CPU time so far (clock ticks)."""
+    count = ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) in masters:  # ppid
+            count += 1
+            ticks += int(fields[11]) + int(fields[12])  # utime + stime
+    return count, ticks
+
+
+def wait_until_booted(masters: list[int], *, workers: int, timeout: float = 60) -> None:
+    """Until every worker of every server has imported its application: the port opens before they
+    have, and 15 workers importing Django on two cores would slow the first scenario down."""
+    deadline = time.monotonic() + timeout
+    last = -1
+    while time.monotonic() < deadline:
+        count, ticks = _children_cpu(masters)
+        if count == workers * len(masters) and ticks - last <= 2:
+            return
+        last = ticks
+        time.sleep(0.5)
+
+
+def stop_servers(servers: dict) -> None:
+    for server in servers.values():
+        server["process"].terminate()
+    for server in servers.values():
+        server["process"].wait(timeout=30)
+        server["log"].close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of all scenarios")
+    parser.add_argument("--duration", type=int, default=10, help="seconds measured per scenario and round")
+    parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up per scenario and round")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--port", type=int, default=8810, help="first of three ports (project, floors)")
+    parser.add_argument("--no-cost", action="store_true", help="skip the instruction counts (bench/cost.py)")
+    args = parser.parse_args()
+
+    started = time.monotonic()
+    env = bench_env(database_url())
+    pool = args.rounds * (args.warmup + args.duration) * CANCELS_PER_SECOND + 2000
+    world = prepare_world(env, cancels=pool)
+    env.update(BENCH_WORLD=str(WORLD), BENCH_CHANGES=str(CHANGES), BENCH_CANCELS=str(CANCELS))
+    # Sync workers wait on the database for part of each request (commits), so the usual
+    # (2 x cores) + 1 keeps every core busy; every server gets the same workers.
+    workers = 2 * (os.cpu_count() or 1) + 1
+
+    servers = start_servers(env, port=args.port, workers=workers)
+    meter = Meter([server["process"].pid for server in servers.values()], env["DATABASE_URL"])
     rounds = []
+    cancel_from = 0
     try:
-        wait_for_port(args.port)
-        # The VM's speed drifts by up to 2x within minutes, so the scenarios take turns: each round
-        # measures the baseline and the other two back to back, and the ratios are taken per round.
+        # The VM's speed drifts by up to 2x within minutes, so every round measures every scenario
+        # back to back, and the ratios are taken per round; even rounds run them in reverse order.
         for number in range(1, args.rounds + 1):
-            measured = {}
-            for name, script in SCENARIOS:
-                env["BENCH_RUN"] = f"{world['run']}r{number}w"  # fresh order ids in every run
-                wrk(script, args.port, duration=args.warmup, connections=args.connections, env=env)
-                env["BENCH_RUN"] = f"{world['run']}r{number}"
-                measured[name] = wrk(
-                    script, args.port, duration=args.duration, connections=args.connections, env=env
-                )
-            rounds.append({"results": measured, "ratios": ratios(measured)})
+            measured: dict = {}
+            for server, scenario, script in SCENARIOS if number % 2 else SCENARIOS[::-1]:
+                port = servers[server]["port"]
+                run = f"{world['run']}r{number}{server}"  # fresh order ids in every run of every server
+                for phase, duration in (("w", args.warmup), ("", args.duration)):
+                    env["BENCH_RUN"] = run + phase
+                    env["BENCH_CANCEL_FROM"] = str(cancel_from)
+                    meter.start()
+                    result = wrk(script, port, duration=duration, connections=args.connections, env=env)
+                    result["machine"] = meter.stop()
+                    # CPU per request of the service's workers and its PostgreSQL sessions (and wrk's):
+                    # less sensitive than throughput to what others run at the same time.
+                    result["cpu_ms"] = 1000 * result["machine"]["bench_cpu_s"] / max(result["requests"], 1)
+                    cancel_from += result["cancels"]
+                measured.setdefault(server, {})[scenario] = result
+            others = max(
+                r["machine"]["others"] + r["machine"]["stolen"] for s in measured.values() for r in s.values()
+            )
+            rounds.append({"results": measured, "ratios": ratios(measured), "others_max": others})
+            print(
+                f"round {number}: " + _round_line(rounds[-1]["ratios"]) + f"; others took up to {others:.0%}",
+                flush=True,
+            )
     finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
+        meter.close()
+        stop_servers(servers)
+    wrk_seconds = time.monotonic() - started
 
     results = {
-        name: {
-            "rps": median(r["results"][name]["rps"] for r in rounds),
-            "p50_us": median(r["results"][name]["p50_us"] for r in rounds),
-            "p95_us": median(r["results"][name]["p95_us"] for r in rounds),
-            "p99_us": median(r["results"][name]["p99_us"] for r in rounds),
-            "errors": sum(r["results"][name]["errors"] for r in rounds),
+        server: {
+            scenario: {
+                "rps": median(r["results"][server][scenario]["rps"] for r in rounds),
+                "p50_us": median(r["results"][server][scenario]["p50_us"] for r in rounds),
+                "p95_us": median(r["results"][server][scenario]["p95_us"] for r in rounds),
+                "p99_us": median(r["results"][server][scenario]["p99_us"] for r in rounds),
+                "errors": sum(r["results"][server][scenario]["errors"] for r in rounds),
+                "cpu_ms": median(r["results"][server][scenario]["cpu_ms"] for r in rounds),
+            }
+            for s, scenario, _ in SCENARIOS
+            if s == server
         }
-        for name, _ in SCENARIOS
+        for server in SERVERS
     }
     headline = {key: median(r["ratios"][key] for r in rounds) for key in rounds[0]["ratios"]}
     print(
-        f"\nmachine: {platform.node()} · {os.cpu_count()} cores · gunicorn {workers} sync workers · "
+        f"\nmachine: {platform.node()} · {os.cpu_count()} cores · each server gunicorn {workers} sync workers · "
         f"wrk 1 thread, {args.connections} connections · {args.rounds} rounds of {args.duration}s per "
         f"scenario after {args.warmup}s warm-up; medians of the rounds\n"
     )
-    print(f"{'scenario':<20} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7}")
-    for name, r in results.items():
+    print(
+        f"{'scenario':<20} {'server':<14} {'req/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} "
+        f"{'CPU ms/req':>11}"
+    )
+    for server, scenario, _ in SCENARIOS:
+        r = results[server][scenario]
         print(
-            f"{name:<20} {r['rps']:>9.0f} {r['p50_us'] / 1000:>8.2f} {r['p95_us'] / 1000:>8.2f} "
-            f"{r['p99_us'] / 1000:>8.2f} {r['errors']:>7}"
+            f"{scenario:<20} {server:<14} {r['rps']:>9.0f} {r['p50_us'] / 1000:>8.2f} {r['p95_us'] / 1000:>8.2f} "
+            f"{r['p99_us'] / 1000:>8.2f} {r['errors']:>7} {r['cpu_ms']:>11.2f}"
+        )
+    exhausted = cancel_from > pool
+    if exhausted:
+        print(
+            f"\nWARNING: {cancel_from} cancels for a pool of {pool}: later cancels found cancelled commissions."
+        )
+    print("\nper round: " + "; ".join(_round_line(r["ratios"]) for r in rounds))
+    shares = [r["results"][sv][sc]["machine"] for r in rounds for sv, sc, _ in SCENARIOS]
+    others = [m["others"] + m["stolen"] for m in shares]
+    print(
+        f"others' share of both cores during the measured runs (other processes, hypervisor steal): "
+        f"median {median(others):.0%}, max {max(others):.0%}"
+    )
+    if max(others) > OTHERS_WARNING:
+        print(
+            f"WARNING: other processes took up to {max(others):.0%} of the machine; throughput ratios then "
+            "follow what they ran beside each scenario. Trust rounds where they took little, and CPU per request."
         )
     print(
-        "\nper round: "
-        + "; ".join(
-            f"orders {r['ratios']['order_confirmation']:.2f}, p99 {r['ratios']['order_p99']:.2f}, "
-            f"cancel/update {r['ratios']['cancel_update']:.2f}"
-            for r in rounds
-        )
+        "\nreference (medians of the rounds' ratios): Django floor / plain-WSGI floor "
+        f"orders {headline['floor_orders_vs_plain']:.2f}, cancel/update {headline['floor_cancel_update_vs_plain']:.2f}; "
+        f"against the constant-JSON baseline: project orders {headline['orders_vs_baseline']:.2f}, "
+        f"Django floor {headline['floor_orders_vs_baseline']:.2f}, plain floor {headline['plain_orders_vs_baseline']:.2f}, "
+        f"project cancel/update {headline['cancel_update_vs_baseline']:.2f}"
     )
-    print(f"\ncancel/update throughput / baseline: {headline['cancel_update']:.2f} (target >= 0.50)")
-    print(f"order confirmation p99 / baseline p99: {headline['order_p99']:.2f} (target <= 3)")
-    print(f"order confirmation throughput / baseline: {headline['order_confirmation']:.2f} (target >= 0.60)")
+    print(
+        "CPU per request (workers, PostgreSQL sessions and wrk), Django floor / project: "
+        f"orders {headline['orders_cpu']:.2f}, cancel/update {headline['cancel_update_cpu']:.2f}"
+    )
+    print(
+        f"\ncancel/update throughput, project / Django floor: {headline['cancel_update']:.2f} (target >= 0.6)"
+    )
+    print(f"order confirmation p99, project / Django floor: {headline['orders_p99']:.2f} (target <= 1.5)")
+    print(f"order confirmation throughput, project / Django floor: {headline['orders']:.2f} (target >= 0.75)")
 
     document = {
         "taken_at": datetime.now(UTC).isoformat(),
@@ -281,14 +303,34 @@ def main() -> None:
             "duration_s": args.duration,
             "warmup_s": args.warmup,
             "rounds": args.rounds,
+            "servers": {name: " ".join(server["command"]) for name, server in servers.items()},
+            "cancel_pool": pool,
+            "cancels_sent": cancel_from,
+            "cancel_pool_exhausted": exhausted,
         },
         "results": results,
         "ratios": headline,
         "rounds": rounds,
+        "wrk_seconds": round(wrk_seconds, 1),
     }
+    if not args.no_cost:
+        figures, cancel_from = cost.measure(
+            env, run=world["run"], cancel_from=cancel_from, requests=cost.DEFAULT_REQUESTS
+        )
+        cost.print_cost(figures)
+        document["cost"] = figures
+        document["cost_ratios"] = cost.ratios(figures)
+    document["seconds"] = round(time.monotonic() - started, 1)
     out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(document, indent=2))
-    print(f"results written to {out.relative_to(ROOT)}")
+    print(f"\n`make bench` took {document['seconds']:.0f} s; results written to {out.relative_to(ROOT)}")
+
+
+def _round_line(r: dict) -> str:
+    return (
+        f"orders {r['orders']:.2f}, p99 {r['orders_p99']:.2f}, cancel/update {r['cancel_update']:.2f} "
+        f"(project / Django floor)"
+    )
 
 
 if __name__ == "__main__":

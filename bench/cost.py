@@ -1,0 +1,354 @@
+"""`make bench-cost`: instructions per request, a cost figure that does not drift with the machine.
+
+Each service (the project, the Django floor, the plain-WSGI floor) is loaded in one Python process run
+under `valgrind --tool=callgrind`, and its WSGI application is called directly with environs built
+from the bench traffic (bench/traffic.py: the requests the wrk scripts send, fresh order ids every
+run). Per scenario the process sends a warm-up, zeroes callgrind's counters, sends the measured
+requests and dumps the counters, so start-up and first-request costs are left out by construction;
+instructions per request are the dump's total divided by the requests sent. Instrumentation starts
+only after start-up (`--instr-atstart=no`), which keeps the whole step to a minute or two.
+
+Counted: the client process only (Django, DRF, the project, psycopg, libpq). Not counted: PostgreSQL's
+work for the same requests, the kernel, and gunicorn's own per-request work (the harness stands in for
+the server). The dumps stay in bench/results/callgrind/ for `callgrind_annotate`.
+
+The zero/dump requests are valgrind's client requests (valgrind/callgrind.h), compiled into a tiny
+library on first use (needs a C compiler and valgrind's headers; Debian's valgrind package has them).
+"""
+
+import argparse
+import ctypes
+import importlib
+import io
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+
+from bench import traffic
+from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
+
+CALLGRIND = RESULTS / "callgrind"
+_CTL_SOURCE = """#include <valgrind/callgrind.h>
+void bench_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void bench_zero(void) { CALLGRIND_ZERO_STATS; }
+void bench_dump(const char *name) { CALLGRIND_DUMP_STATS_AT(name); }
+"""
+
+# Which scenarios each service answers, and its WSGI application.
+TARGETS = {
+    "project": ("config.wsgi", ["baseline", "order_confirmation", "cancel_update"]),
+    "django_floor": ("bench.floor.wsgi", ["order_confirmation", "cancel_update"]),
+    "plain_floor": ("bench.floor.plain", ["order_confirmation", "cancel_update"]),
+}
+DEFAULT_REQUESTS = {"baseline": 300, "order_confirmation": 300, "cancel_update": 200}
+WARMUP = 30
+
+
+def _ctl_library() -> Path:
+    CALLGRIND.mkdir(parents=True, exist_ok=True)
+    library = CALLGRIND / "ctl.so"
+    if not library.exists():
+        source = CALLGRIND / "ctl.c"
+        source.write_text(_CTL_SOURCE)
+        compiler = shutil.which("cc") or shutil.which("gcc")
+        if compiler is None:
+            sys.exit("make bench-cost needs a C compiler (cc) for valgrind's client requests.")
+        built = subprocess.run(
+            [compiler, "-shared", "-fPIC", "-O1", "-o", library, source], capture_output=True
+        )
+        if built.returncode != 0:
+            sys.exit(f"could not build the callgrind control library:\n{built.stderr.decode()}")
+    return library
+
+
+# --- inside valgrind ----------------------------------------------------------------------------
+
+
+def _environ(request: traffic.Request) -> dict:
+    return {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": request.path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8810",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "REMOTE_PORT": "40000",
+        "HTTP_HOST": "127.0.0.1:8810",
+        "CONTENT_LENGTH": str(len(request.body)),
+        **request.headers,
+        "wsgi.input": io.BytesIO(request.body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "http",
+        "wsgi.version": (1, 0),
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+
+
+def _requests(scenario: str, world, run: str, count: int, cancel_from: int) -> list:
+    if scenario == "baseline":
+        return traffic.baseline(count)
+    if scenario == "order_confirmation":
+        return traffic.orders(world, run, count)
+    return traffic.changes(world, run, count, cancel_from=cancel_from)
+
+
+# The tables an event writes; their row counters tell what a request stored, service by service.
+TABLES = [
+    "attribution_order",
+    "attribution_commission",
+    "attribution_amountchange",
+    "attribution_commissionstatechange",
+    "health_outcomeevent",
+]
+
+
+def _flush(target: str):
+    """A call that makes the service's own database session publish its statistics now (PostgreSQL 15
+    publishes them at most once a second otherwise); the catalog read makes sure it has some to publish."""
+    sql = "SELECT pg_stat_force_next_flush(), (SELECT count(*) FROM pg_namespace)"
+    if target == "plain_floor":
+        from bench.floor import plain
+
+        return lambda: plain.query(sql, {})
+
+    from django.db import connection
+
+    def flush():
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+
+    return flush
+
+
+def _rows_written(stats) -> dict:
+    """Rows inserted and updated so far in each table an event writes (aborted inserts included)."""
+    stats.execute("SELECT pg_stat_clear_snapshot()")
+    counts = {}
+    for table, inserted, updated in stats.execute(
+        "SELECT relname, n_tup_ins, n_tup_upd FROM pg_stat_user_tables WHERE relname = ANY(%s)", [TABLES]
+    ):
+        counts[f"{table} inserted"] = inserted
+        counts[f"{table} updated"] = updated
+    return counts
+
+
+def worker(args) -> None:
+    """Runs inside valgrind: load one service, then warm up, zero, measure and dump per scenario."""
+    module, scenarios = TARGETS[args.worker]
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    application = importlib.import_module(module).application
+    world = traffic.World.read()
+    cancel_from = args.cancel_from
+    plan = []
+    for scenario in scenarios:
+        count = args.requests[scenario]
+        warm = _requests(scenario, world, f"{args.run}w", args.warmup, cancel_from)
+        cancel_from += traffic.cancels_in(warm)
+        measured = _requests(scenario, world, args.run, count, cancel_from)
+        cancel_from += traffic.cancels_in(measured)
+        plan.append((scenario, [_environ(r) for r in warm], [_environ(r) for r in measured]))
+
+    ctl = ctypes.CDLL(args.ctl)
+    statuses: list = []
+
+    def start_response(status, headers, exc_info=None):
+        statuses.append(status)
+
+    def send(environ):
+        result = application(environ, start_response)
+        body = b"".join(result)
+        if hasattr(result, "close"):
+            result.close()
+        return body
+
+    flush = _flush(args.worker)
+    stats = psycopg.connect(os.environ["DATABASE_URL"])  # reads the statistics, outside the counted requests
+    report = {}
+    ctl.bench_start()
+    for scenario, warm, measured in plan:
+        for environ in warm:
+            send(environ)
+        statuses.clear()
+        flush()
+        before = _rows_written(stats)
+        ctl.bench_zero()
+        bodies = [send(environ) for environ in measured]
+        ctl.bench_dump(scenario.encode())
+        flush()
+        after = _rows_written(stats)
+        outcomes = Counter(json.loads(body).get("outcome", "?") for body in bodies)
+        n = len(measured)
+        report[scenario] = {
+            "requests": n,
+            "statuses": dict(Counter(s.split()[0] for s in statuses)),
+            "outcomes": dict(sorted(outcomes.items())),
+            "rows_per_request": {
+                key: (after[key] - before.get(key, 0)) / n
+                for key in sorted(after)
+                if after[key] != before.get(key, 0)
+            },
+        }
+    print("COST_JSON " + json.dumps({"scenarios": report, "cancel_to": cancel_from}), flush=True)
+
+
+# --- the driver ---------------------------------------------------------------------------------
+
+
+def _dump_totals(prefix: Path) -> dict[str, int]:
+    """Instructions of each dump `prefix`.N, by the name its client request gave it."""
+    totals = {}
+    for dump in sorted(prefix.parent.glob(prefix.name + ".*"), key=lambda p: int(p.suffix[1:] or 0)):
+        text = dump.read_text(errors="replace")
+        trigger = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.M)
+        total = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+        if trigger and total:
+            totals[trigger.group(1)] = int(total.group(1))
+    return totals
+
+
+def measure(
+    env: dict, *, run: str, cancel_from: int, requests: dict, warmup: int = WARMUP
+) -> tuple[dict, int]:
+    """Instructions per request of every target and scenario, and the next unused id of the cancel pool
+    (`cancel_from`: the first one this step may use)."""
+    if shutil.which("valgrind") is None:
+        sys.exit("make bench-cost needs valgrind (apt-get install valgrind).")
+    ctl = _ctl_library()
+    results: dict = {}
+    for target, (_, scenarios) in TARGETS.items():
+        prefix = CALLGRIND / f"{target}.out"
+        for old in CALLGRIND.glob(prefix.name + "*"):
+            old.unlink()
+        started = time.monotonic()
+        with open(CALLGRIND / f"{target}.log", "w") as log:
+            done = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--instr-atstart=no",
+                    f"--callgrind-out-file={prefix}",
+                    PY,
+                    "-m",
+                    "bench.cost",
+                    "--worker",
+                    target,
+                    "--run",
+                    f"{run}c{target}",
+                    "--cancel-from",
+                    str(cancel_from),
+                    "--warmup",
+                    str(warmup),
+                    "--ctl",
+                    str(ctl),
+                    *(f"--{name.replace('_', '-')}={count}" for name, count in requests.items()),
+                ],
+                cwd=ROOT,
+                env={**env, "PYTHONHASHSEED": "0", "DJANGO_SETTINGS_MODULE": "config.settings"},
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
+        line = next((ln for ln in done.stdout.splitlines() if ln.startswith("COST_JSON ")), None)
+        if done.returncode != 0 or line is None:
+            sys.exit(
+                f"the cost harness failed for {target}; see {(CALLGRIND / f'{target}.log').relative_to(ROOT)}"
+            )
+        report = json.loads(line.removeprefix("COST_JSON "))
+        cancel_from = report["cancel_to"]
+        totals = _dump_totals(prefix)
+        for scenario in scenarios:
+            entry = report["scenarios"][scenario]
+            entry["instructions"] = totals[scenario]
+            entry["per_request"] = totals[scenario] / entry["requests"]
+            results.setdefault(target, {})[scenario] = entry
+        results[target]["seconds"] = round(time.monotonic() - started, 1)
+    return results, cancel_from
+
+
+def ratios(cost: dict) -> dict:
+    project, floor = cost["project"], cost["django_floor"]
+    return {
+        "order_confirmation": project["order_confirmation"]["per_request"]
+        / floor["order_confirmation"]["per_request"],
+        "cancel_update": project["cancel_update"]["per_request"] / floor["cancel_update"]["per_request"],
+    }
+
+
+def print_cost(cost: dict) -> None:
+    print("\ninstructions per request (callgrind, client process only; PostgreSQL's work not included)")
+    print(f"{'scenario':<20} {'project':>11} {'Django floor':>13} {'plain floor':>12} {'project/Django':>15}")
+    base = cost["project"]["baseline"]["per_request"]
+    print(f"{'baseline':<20} {base:>11,.0f} {'':>13} {'':>12} {'':>15}")
+    for scenario in ("order_confirmation", "cancel_update"):
+        p, d, w = (cost[t][scenario]["per_request"] for t in ("project", "django_floor", "plain_floor"))
+        print(f"{scenario:<20} {p:>11,.0f} {d:>13,.0f} {w:>12,.0f} {p / d:>15.2f}")
+    print("\noutcomes, and rows written per request (PostgreSQL's table statistics; an insert that fails")
+    print("on the unique order key counts as one)")
+    for scenario in DEFAULT_REQUESTS:
+        for target in TARGETS:
+            entry = cost[target].get(scenario)
+            if entry is not None:
+                rows = ", ".join(
+                    f"{name.removeprefix('attribution_').removeprefix('health_')} {count:.2f}"
+                    for name, count in entry["rows_per_request"].items()
+                )
+                print(f"  {scenario} {target}: {entry['outcomes']}; {rows or 'no rows'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--worker", choices=TARGETS, help=argparse.SUPPRESS)
+    parser.add_argument("--ctl", help=argparse.SUPPRESS)
+    parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--cancel-from", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--warmup", type=int, default=WARMUP, help="requests per scenario before counting")
+    for scenario, count in DEFAULT_REQUESTS.items():
+        parser.add_argument(
+            f"--{scenario.replace('_', '-')}",
+            type=int,
+            default=count,
+            metavar="N",
+            help=f"requests counted for {scenario} (default {count})",
+        )
+    args = parser.parse_args()
+    args.requests = {s: getattr(args, s) for s in DEFAULT_REQUESTS}
+    if args.worker:
+        worker(args)
+        return
+
+    env = bench_env(database_url())
+    cancels = len(TARGETS) * (args.warmup + args.requests["cancel_update"])
+    world = prepare_world(env, cancels=cancels)
+    started = time.monotonic()
+    cost, _ = measure(env, run=world["run"], cancel_from=0, requests=args.requests, warmup=args.warmup)
+    print_cost(cost)
+    document = {
+        "taken_at": datetime.now(UTC).isoformat(),
+        "machine": {"node": platform.node(), "cores": os.cpu_count(), "python": platform.python_version()},
+        "seconds": round(time.monotonic() - started, 1),
+        "cost": cost,
+        "ratios": ratios(cost),
+    }
+    out = RESULTS / f"cost-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(document, indent=2))
+    print(f"results written to {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
