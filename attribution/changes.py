@@ -6,6 +6,7 @@ Once paid, a cancel or an update also bills the difference as an adjustment on t
 """
 
 import logging
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -13,10 +14,12 @@ from decimal import Decimal
 from django.db import DatabaseError, connection, transaction
 
 from brands.resolution import Resolution, resolve_host
-from config.lib.statements import InsertStatement, save_fields
+from config.lib.statements import Row, SelectStatement
+from health.models import OutcomeEvent
+from health.recording import Receipt, record, row_values
 
 from . import billing, parsing
-from .models import Adjustment, AmountChange, Commission, CommissionStateChange, Order
+from .models import Adjustment, Commission, CommissionStateChange, Order
 from .money import commission_amount, money, order_total
 from .outcomes import Outcome, Result, say
 from .serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
@@ -84,24 +87,26 @@ def _parse_change(payload, result: Result, *, request: type[RequestSerializer]) 
     )
 
 
-# Every cancel and update locks its commission through the order's unique index (the scalar subquery
+# Every cancel and update finds its commission through the order's unique index (the scalar subquery
 # keeps the planner from walking all of a brand's commissions when its statistics are stale). Written
-# out because a select_for_update queryset with a subquery costs ~0.6 ms of Python to compile per call.
-_LOCKED_COMMISSION_SQL = f"""
-    SELECT * FROM {Commission._meta.db_table}
-    WHERE brand_id = %s AND order_id = (
-        SELECT id FROM {Order._meta.db_table} WHERE brand_id = %s AND order_id = %s AND is_test = %s
-    )
-"""
+# out because a queryset with a subquery costs ~0.6 ms of Python to compile per call.
+_COMMISSION_OF_ORDER = (
+    f"FROM {Commission._meta.db_table} commission WHERE commission.brand_id = %s AND commission.order_id = ("
+    f"SELECT id FROM {Order._meta.db_table} WHERE brand_id = %s AND order_id = %s AND is_test = %s)"
+)
+_commission = SelectStatement(Commission, "commission", _COMMISSION_OF_ORDER)
+_locked = SelectStatement(Commission, "commission", _COMMISSION_OF_ORDER + " FOR UPDATE")
+# A cancel or update reads its commission without a lock and writes only if the row is still as it was
+# read (Commission.move_to, change_amount): one statement on PostgreSQL, with the outcome row. When a
+# racing request changed it first, it reads and decides again, and after this many tries waits for the
+# row lock instead, as a paid commission's change always does (its adjustment needs the statement's lock).
+ATTEMPTS = 3
 
 
-def _locked_commission(*, brand_id: int, change: _Change) -> Commission | None:
-    """The commission of a brand's order, row-locked until the transaction ends (where the database can)."""
-    sql = _LOCKED_COMMISSION_SQL
-    if connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
-    params = [brand_id, brand_id, change.order_id, change.is_test]
-    return next(iter(Commission.objects.raw(sql, params)), None)
+def _read(*, brand_id: int, change: _Change, locked: bool = False) -> Commission | None:
+    """The commission of a brand's order; with `locked`, row-locked until the transaction ends."""
+    read = _locked if locked and connection.features.has_select_for_update else _commission
+    return read([brand_id, brand_id, change.order_id, change.is_test])
 
 
 def _not_found(result: Result, change: _Change) -> Result:
@@ -114,14 +119,25 @@ def _not_found(result: Result, change: _Change) -> Result:
 def _change_time(commission: Commission, received_at: datetime) -> datetime:
     """When a change happened: its arrival, but never before the commission's previous change.
 
-    Racing requests are applied in lock order, not arrival order (and workers' clocks differ), so
-    the history's order by time stays the order in which the changes were applied.
+    Racing requests are applied in order of their writes, not arrival order (and workers' clocks differ),
+    so the history's order by time stays the order in which the changes were applied.
     """
     return max(received_at, commission.updated_at)
 
 
-def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "") -> Result:
-    """Cancel the commission of an order; a second cancel is already_cancelled.
+def _outcome_row(receipt: Receipt | None, result: Result) -> tuple:
+    """The request's outcome row, to be written with the change (none without a receipt)."""
+    return (Row(OutcomeEvent, row_values(receipt.event(result))),) if receipt else ()
+
+
+def _written(result: Result, receipt: Receipt | None) -> Result:
+    result.recorded = receipt is not None
+    return result
+
+
+def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "", receipt=None) -> Result:
+    """Cancel the commission of an order; a second cancel is already_cancelled. With the API's `receipt`,
+    the request's outcome row is written with the cancel (one statement on PostgreSQL).
 
     A paid commission is cancelled too, and its amount clawed back on the next open statement.
     """
@@ -133,41 +149,76 @@ def cancel_commission(*, key, payload, received_at: datetime, request_id: str = 
     if brand_id is None:
         return result
     try:
-        with transaction.atomic():
-            commission = _locked_commission(brand_id=brand_id, change=change)
-            if commission is None:
-                return _not_found(result, change)
-            if commission.state == Commission.State.CANCELLED:
-                return result.set(
-                    Outcome.ALREADY_CANCELLED, say("change.already_cancelled", order_id=change.order_id)
-                )
-            was_paid = commission.state == Commission.State.PAID
-            cancelled_at = _change_time(commission, received_at)
-            commission.move_to(
-                Commission.State.CANCELLED,
-                at=cancelled_at,
-                cause=CommissionStateChange.Cause.CANCEL,
-                request_id=request_id,
-            )
-            clawback = None
-            if was_paid:
-                clawback = billing.carry_adjustment(
-                    commission,
-                    amount=-commission.amount,
-                    reason=Adjustment.Reason.CANCEL,
-                    at=cancelled_at,
-                    request_id=request_id,
-                )
+        for attempt in range(ATTEMPTS + 1):
+            locked = attempt == ATTEMPTS
+            with transaction.atomic() if locked else nullcontext():
+                commission = _read(brand_id=brand_id, change=change, locked=locked)
+                if commission is None:
+                    return _not_found(result, change)
+                if commission.state == Commission.State.CANCELLED:
+                    return result.set(
+                        Outcome.ALREADY_CANCELLED, say("change.already_cancelled", order_id=change.order_id)
+                    )
+                if commission.state == Commission.State.PAID:
+                    paid = _cancel_paid(
+                        result,
+                        change,
+                        brand_id=brand_id,
+                        received_at=received_at,
+                        request_id=request_id,
+                        receipt=receipt,
+                    )
+                    if paid is None:
+                        continue  # it changed before its lock: read it again
+                    return paid
+                result.set(Outcome.TRACKED, say("change.cancelled", order_id=change.order_id))
+                try:
+                    commission.move_to(
+                        Commission.State.CANCELLED,
+                        at=_change_time(commission, received_at),
+                        cause=CommissionStateChange.Cause.CANCEL,
+                        request_id=request_id,
+                        alongside=_outcome_row(receipt, result),
+                    )
+                except Commission.StateChanged:
+                    continue  # a racing request changed it first: read it again
+                return _written(result, receipt)
+        raise Commission.StateChanged("the commission kept changing under a held lock")  # never reached
     except DatabaseError:
         # The interface lists no insert_failed for cancel: its service-side fault is handler_error.
         logger.exception("cancel failed", extra={"brand_id": brand_id})
         return result.set(Outcome.HANDLER_ERROR, say("change.cancel_failed"))
-    if was_paid:
+
+
+def _cancel_paid(result, change, *, brand_id, received_at, request_id, receipt) -> Result | None:
+    """Cancel a paid commission and claw its amount back, under the commission's and the statement's row
+    locks (attribution.billing), with the outcome row in the same transaction; None when it is no longer
+    paid once locked (a racing cancel came first)."""
+    with transaction.atomic():
+        commission = _read(brand_id=brand_id, change=change, locked=True)
+        if commission is None or commission.state != Commission.State.PAID:
+            return None
+        cancelled_at = _change_time(commission, received_at)
+        commission.move_to(
+            Commission.State.CANCELLED,
+            at=cancelled_at,
+            cause=CommissionStateChange.Cause.CANCEL,
+            request_id=request_id,
+        )
+        clawback = billing.carry_adjustment(
+            commission,
+            amount=-commission.amount,
+            reason=Adjustment.Reason.CANCEL,
+            at=cancelled_at,
+            request_id=request_id,
+        )
         clawed = _adjustment_text(clawback) if clawback else say("change.nothing_to_claw_back")
-        return result.set(
+        result.set(
             Outcome.TRACKED, say("change.cancelled_after_payment", order_id=change.order_id, clawback=clawed)
         )
-    return result.set(Outcome.TRACKED, say("change.cancelled", order_id=change.order_id))
+        if receipt is not None:
+            record(receipt.event(result))
+    return _written(result, receipt)
 
 
 def _adjustment_text(adjustment: Adjustment) -> str:
@@ -180,11 +231,9 @@ def _adjustment_text(adjustment: Adjustment) -> str:
     )
 
 
-_insert_amount_change = InsertStatement(AmountChange)
-
-
-def update_commission(*, key, payload, received_at: datetime, request_id: str = "") -> Result:
-    """Set a commission's order amount, keeping the old and new amounts in its history.
+def update_commission(*, key, payload, received_at: datetime, request_id: str = "", receipt=None) -> Result:
+    """Set a commission's order amount, keeping the old and new amounts in its history. With the API's
+    `receipt`, the request's outcome row is written with the change (one statement on PostgreSQL).
 
     Once paid, the difference is billed as an adjustment on the next open statement.
     """
@@ -196,57 +245,95 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
     if brand_id is None:
         return result
     try:
-        with transaction.atomic():
-            commission = _locked_commission(brand_id=brand_id, change=change)
-            if commission is None:
-                return _not_found(result, change)
-            if commission.state == Commission.State.CANCELLED:
-                return result.set(
-                    Outcome.ALREADY_CANCELLED, say("change.update_of_cancelled", order_id=change.order_id)
+        for attempt in range(ATTEMPTS + 1):
+            locked = attempt == ATTEMPTS
+            with transaction.atomic() if locked else nullcontext():
+                commission = _read(brand_id=brand_id, change=change, locked=locked)
+                refused = _refusal(result, change, commission)
+                if refused is not None:
+                    return refused
+                if commission.state == Commission.State.PAID:
+                    paid = _update_paid(
+                        result,
+                        change,
+                        brand_id=brand_id,
+                        received_at=received_at,
+                        request_id=request_id,
+                        receipt=receipt,
+                    )
+                    if paid is None:
+                        continue  # it changed before its lock: read it again
+                    return paid
+                new_amount = commission_amount(
+                    change.new_order_amount, commission.rate_percent, commission.currency
                 )
-            if change.currency != commission.currency:
-                return result.set(
-                    Outcome.INVALID_PARAMS,
-                    say("change.other_currency", sent=change.currency, currency=commission.currency),
-                )
-            new_amount = commission_amount(
-                change.new_order_amount, commission.rate_percent, commission.currency
-            )
-            changed_at = _change_time(commission, received_at)
-            _insert_amount_change(
-                commission_id=commission.pk,
-                brand_id=brand_id,
-                old_order_amount=commission.order_amount,
-                new_order_amount=change.new_order_amount,
-                old_amount=commission.amount,
-                new_amount=new_amount,
-                changed_at=changed_at,
-                request_id=request_id,
-            )
-            adjustment = None
-            if commission.state == Commission.State.PAID:
-                adjustment = billing.carry_adjustment(
-                    commission,
-                    amount=new_amount - commission.amount,
-                    reason=Adjustment.Reason.UPDATE,
-                    at=changed_at,
-                    request_id=request_id,
-                )
-            commission.order_amount, commission.amount = change.new_order_amount, new_amount
-            commission.updated_at = changed_at
-            save_fields(commission, ["order_amount", "amount", "updated_at"])
+                result.set(Outcome.TRACKED, _updated_text(change))
+                try:
+                    commission.change_amount(
+                        change.new_order_amount,
+                        new_amount,
+                        at=_change_time(commission, received_at),
+                        request_id=request_id,
+                        alongside=_outcome_row(receipt, result),
+                    )
+                except Commission.StateChanged:
+                    continue  # a racing request changed it first: read it again
+                return _written(result, receipt)
+        raise Commission.StateChanged("the commission kept changing under a held lock")  # never reached
     except DatabaseError:
         logger.exception("update failed", extra={"brand_id": brand_id})
         return result.set(Outcome.INSERT_FAILED, say("insert_failed"))
-    text = say(
+
+
+def _refusal(result: Result, change: _Change, commission: Commission | None) -> Result | None:
+    """The answer when there is nothing to update: no commission, a cancelled one, another currency."""
+    if commission is None:
+        return _not_found(result, change)
+    if commission.state == Commission.State.CANCELLED:
+        return result.set(
+            Outcome.ALREADY_CANCELLED, say("change.update_of_cancelled", order_id=change.order_id)
+        )
+    if change.currency != commission.currency:
+        return result.set(
+            Outcome.INVALID_PARAMS,
+            say("change.other_currency", sent=change.currency, currency=commission.currency),
+        )
+    return None
+
+
+def _updated_text(change: _Change) -> str:
+    return say(
         "change.updated",
         order_id=change.order_id,
         total=order_total(change.new_order_amount, change.currency),
         currency=change.currency,
     )
-    if commission.state == Commission.State.PAID:
+
+
+def _update_paid(result, change, *, brand_id, received_at, request_id, receipt) -> Result | None:
+    """Update a paid commission and bill the difference as an adjustment, under the commission's and the
+    statement's row locks (attribution.billing), with the outcome row in the same transaction; None when
+    it is no longer paid once locked."""
+    with transaction.atomic():
+        commission = _read(brand_id=brand_id, change=change, locked=True)
+        if commission is None or commission.state != Commission.State.PAID:
+            return None
+        new_amount = commission_amount(change.new_order_amount, commission.rate_percent, commission.currency)
+        changed_at = _change_time(commission, received_at)
+        adjustment = billing.carry_adjustment(
+            commission,
+            amount=new_amount - commission.amount,
+            reason=Adjustment.Reason.UPDATE,
+            at=changed_at,
+            request_id=request_id,
+        )
+        commission.change_amount(change.new_order_amount, new_amount, at=changed_at, request_id=request_id)
+        text = _updated_text(change)
         if adjustment:
             text += say("change.updated_after_payment", adjustment=_adjustment_text(adjustment))
         else:
             text += say("change.updated_after_payment_unchanged")
-    return result.set(Outcome.TRACKED, text)
+        result.set(Outcome.TRACKED, text)
+        if receipt is not None:
+            record(receipt.event(result))
+    return _written(result, receipt)

@@ -5,19 +5,21 @@ Expected business results (duplicate, unknown code) are return values, never exc
 view records and answers the `Result`.
 """
 
+import dataclasses
 import logging
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import DatabaseError
 
 from brands.models import Creator, DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
-from config.lib.statements import InsertStatement
+from config.lib.statements import SelectStatement
+from health.recording import Receipt
 
-from .models import Attribution, Click, Commission, Order
+from . import store
+from .models import Attribution, Click, Order
 from .money import commission_amount
 from .outcomes import Outcome, Result, say
 from .serializers import OrderConfirmationSerializer
@@ -57,10 +59,27 @@ def _display_order_id(value) -> str:
     return ""
 
 
-def confirm_order(*, payload, received_at: datetime) -> Result:
-    """Judge one order confirmation in the decision order (docs/decisions.md) and store what it decides."""
+def confirm_order(*, payload, received_at: datetime, receipt: Receipt | None = None) -> Result:
+    """Judge one order confirmation in the decision order (docs/decisions.md) and store the order it
+    decides on, with the request's outcome row when the API hands its `receipt` (one statement on
+    PostgreSQL, attribution.store). Spool replay and the setup page record their own rows."""
+    result, rows = _judge(payload=payload, received_at=received_at)
+    if rows is None:
+        return result
+    try:
+        stored = store.write_order(rows, event=receipt.event(result) if receipt else None)
+    except DatabaseError:
+        logger.exception("order insert failed", extra={"brand_id": result.brand_id})
+        return result.set(Outcome.INSERT_FAILED, say("insert_failed"))
+    answered = result if stored else rows.duplicate
+    answered.recorded = receipt is not None
+    return answered
+
+
+def _judge(*, payload, received_at: datetime) -> tuple[Result, store.OrderRows | None]:
+    """Reads only: the result, and the order to store if there is one."""
     if not isinstance(payload, dict):
-        return Result(Outcome.INVALID_PARAMS, say("order.not_an_object"))
+        return Result(Outcome.INVALID_PARAMS, say("order.not_an_object")), None
 
     resolution = _resolve_event(payload)
     brand = resolution.brand
@@ -75,26 +94,25 @@ def confirm_order(*, payload, received_at: datetime) -> Result:
 
     fields = _parse_confirmation(payload, result)
     if fields is None:
-        return result
+        return result, None
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
 
     if brand is None:
-        return result.set(Outcome.UNRESOLVED_DOMAIN, _unresolved_text(payload, resolution))
+        return result.set(Outcome.UNRESOLVED_DOMAIN, _unresolved_text(payload, resolution)), None
 
     decision = _decide(brand=brand, resolution=resolution, fields=fields, received_at=received_at)
     if decision.outcome == Outcome.CLICK_NOT_FOUND:
         # Step 7 comes before step 10: a repeat of a stored order is a duplicate whatever its click.
         if Order.objects.filter(brand_id=brand.id, order_id=fields.order_id, is_test=fields.is_test).exists():
-            return _duplicate(result, fields.order_id)
-        return result.set(Outcome.CLICK_NOT_FOUND, say("order.click_not_found"))
-    return _store(
-        result=result,
-        brand=brand,
-        resolution=resolution,
-        fields=fields,
-        decision=decision,
-        received_at=received_at,
+            return _duplicate(result, fields.order_id), None
+        return result.set(Outcome.CLICK_NOT_FOUND, say("order.click_not_found")), None
+    order, commission = _rows(
+        brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=received_at
     )
+    # Whether the order id was already received is decided when the order is written (its unique key).
+    duplicate = _duplicate(dataclasses.replace(result), fields.order_id)
+    rows = store.OrderRows(order=order, commission=commission, duplicate=duplicate)
+    return result.set(decision.outcome, _message(decision)), rows
 
 
 def _host_field(payload: dict) -> str | None:
@@ -160,32 +178,25 @@ def _parse_confirmation(payload: dict, result: Result) -> _Confirmation | None:
     )
 
 
-# The click and code lookups of every attributed order, written out: a queryset with select_related
-# costs ~0.5 ms of Python to compile per call, raw() ~0.1 ms and still converts the columns by field.
-_CLICK_SQL = f"""
-    SELECT click.id, click.brand_id, click.property_id, click.creator_id, click.clicked_at,
-           creator.is_active AS creator_is_active
-    FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id
-    WHERE click.click_id = %s
-"""
+# The click and code lookups of every attributed order, written out (config.lib.statements): a queryset
+# with select_related costs ~0.5 ms of Python to compile per call.
+_click = SelectStatement(
+    Click,
+    "click",
+    f"FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id "
+    "WHERE click.click_id = %s",
+    extra={"creator_is_active": "creator.is_active"},
+)
 # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides are
 # lowered by the database, so a code matches exactly when the constraint would call it the same code.
-_CODE_SQL = f"""
-    SELECT code.id, code.creator_id, code.is_blacklisted, creator.is_active AS creator_is_active
-    FROM {DiscountCode._meta.db_table} code
-    LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id
-    WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)
-"""
-
-
-def _click(click_id: str) -> Click | None:
-    """The click, with `creator_is_active`."""
-    return next(iter(Click.objects.raw(_CLICK_SQL, [click_id])), None)
-
-
-def _discount_code(brand_id: int, code: str) -> DiscountCode | None:
-    """The brand's code, matched case-insensitively, with `creator_is_active`."""
-    return next(iter(DiscountCode.objects.raw(_CODE_SQL, [brand_id, code])), None)
+_discount_code = SelectStatement(
+    DiscountCode,
+    "code",
+    f"FROM {DiscountCode._meta.db_table} code "
+    f"LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id "
+    "WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)",
+    extra={"creator_is_active": "creator.is_active"},
+)
 
 
 def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, received_at) -> _Decision:
@@ -197,7 +208,7 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
 
     fallback = None
     if fields.click_id:
-        click = _click(fields.click_id)
+        click = _click([fields.click_id])  # with creator_is_active
         if click is None:
             return _Decision(Outcome.CLICK_NOT_FOUND)
         if click.brand_id != brand.id:
@@ -212,7 +223,7 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
             return _Decision(Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id)
 
     if fields.code:
-        code = _discount_code(brand.id, fields.code)
+        code = _discount_code([brand.id, fields.code])  # with creator_is_active
         if code is not None and not code.is_blacklisted and code.creator_is_active:
             return _Decision(
                 Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id
@@ -245,65 +256,39 @@ def _message(decision: _Decision) -> str:
     return say(f"order.{decision.outcome}")
 
 
-# The rows order events write, by statements built once (config/lib/statements.py).
-_insert_order = InsertStatement(Order)
-_insert_commission = InsertStatement(Commission)
-
-
-def _store(*, result, brand, resolution, fields, decision, received_at) -> Result:
-    """Store the order (and its commission when tracked) in one transaction.
-
-    The unique constraint on (brand, order id, test) decides duplicates, so two racing requests
-    for one order give one stored order and one duplicate_order.
-    """
-    rate = brand.rate_for(is_returning_customer=fields.is_returning_customer)
-    tracked = decision.outcome == Outcome.TRACKED
-    try:
-        # Most orders are a single INSERT, atomic on its own in autocommit: the transaction's two
-        # extra round trips are paid only when a commission is written with the order. Inside an
-        # outer transaction (spool replay) a savepoint keeps a duplicate from aborting it.
-        with transaction.atomic() if tracked or connection.in_atomic_block else nullcontext():
-            order_pk = _insert_order(
-                brand_id=brand.id,
-                order_id=fields.order_id,
-                is_test=fields.is_test,
-                amount=fields.amount,
-                currency=fields.currency,
-                is_returning_customer=fields.is_returning_customer,
-                return_window_closes_at=fields.return_window_closes_at,
-                property_id=resolution.property_id,
-                page_host=resolution.host or "",
-                outcome=decision.outcome,
-                attribution=decision.attribution,
-                click_id=decision.click.pk if decision.click else None,
-                discount_code_id=decision.discount_code.pk if decision.discount_code else None,
-                code_sent=fields.code or "",
-                creator_id=decision.creator_id,
-                received_at=received_at,
-            )
-            if tracked:
-                _insert_commission(
-                    brand_id=brand.id,
-                    order_id=order_pk,
-                    creator_id=decision.creator_id,
-                    is_test=fields.is_test,
-                    order_amount=fields.amount,
-                    currency=fields.currency,
-                    rate_percent=rate,
-                    amount=commission_amount(fields.amount, rate, fields.currency),
-                    created_at=received_at,
-                    updated_at=received_at,
-                )
-    except IntegrityError:
-        if Order.objects.filter(brand_id=brand.id, order_id=fields.order_id, is_test=fields.is_test).exists():
-            return _duplicate(result, fields.order_id)
-        logger.exception("order insert violated a constraint", extra={"brand_id": brand.id})
-        return _insert_failed(result)
-    except DatabaseError:
-        logger.exception("order insert failed", extra={"brand_id": brand.id})
-        return _insert_failed(result)
-    return result.set(decision.outcome, _message(decision))
-
-
-def _insert_failed(result: Result) -> Result:
-    return result.set(Outcome.INSERT_FAILED, say("insert_failed"))
+def _rows(*, brand, resolution, fields, decision, received_at) -> tuple[dict, dict | None]:
+    """The order (and its commission when tracked) to store; its unique key (brand, order id, test)
+    decides duplicates when it is written, so two racing requests give one order and one duplicate_order."""
+    order = {
+        "brand_id": brand.id,
+        "order_id": fields.order_id,
+        "is_test": fields.is_test,
+        "amount": fields.amount,
+        "currency": fields.currency,
+        "is_returning_customer": fields.is_returning_customer,
+        "return_window_closes_at": fields.return_window_closes_at,
+        "property_id": resolution.property_id,
+        "page_host": resolution.host or "",
+        "outcome": decision.outcome.value,
+        "attribution": decision.attribution,
+        "click_id": decision.click.pk if decision.click else None,
+        "discount_code_id": decision.discount_code.pk if decision.discount_code else None,
+        "code_sent": fields.code or "",
+        "creator_id": decision.creator_id,
+        "received_at": received_at,
+    }
+    commission = None
+    if decision.outcome == Outcome.TRACKED:
+        rate = brand.rate_for(is_returning_customer=fields.is_returning_customer)
+        commission = {
+            "brand_id": brand.id,
+            "creator_id": decision.creator_id,
+            "is_test": fields.is_test,
+            "order_amount": fields.amount,
+            "currency": fields.currency,
+            "rate_percent": rate,
+            "amount": commission_amount(fields.amount, rate, fields.currency),
+            "created_at": received_at,
+            "updated_at": received_at,
+        }
+    return order, commission

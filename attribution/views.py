@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from brands.auth import DeveloperKeyAuthentication
 from health.models import Endpoint
-from health.recording import EventRecord, record
+from health.recording import Receipt, record
 
 from . import changes, orders, schema, selectors, spool
 from .outcomes import Outcome, Result, envelope, say
@@ -105,7 +105,8 @@ class EventView(APIView):
         if getattr(request, "raw_body", None) is None:
             # DRF hands a body of zero bytes over as {} without calling the parser.
             raise exceptions.ParseError(EMPTY_BODY)
-        result = self.handle(request, payload, request.event_received_at)
+        # The service writes the outcome row with its own rows when it can (one statement on PostgreSQL).
+        result = self.handle(request, payload, request.event_received_at, self._receipt(request))
         return self.answer(result)
 
     def options(self, request, *args, **kwargs):
@@ -115,8 +116,22 @@ class EventView(APIView):
             headers={"Allow": "POST, OPTIONS"},
         )
 
-    def handle(self, request, payload, received_at) -> Result:
+    def handle(self, request, payload, received_at, receipt: Receipt) -> Result:
         raise NotImplementedError
+
+    def _receipt(self, request) -> Receipt:
+        """The request as its outcome row keeps it, whatever the result (health.recording.Receipt)."""
+        key = getattr(request, "event_key", None)
+        return Receipt(
+            endpoint=self.endpoint,
+            received_at=getattr(request, "event_received_at", None) or timezone.now(),
+            request_id=getattr(request._request, "request_id", ""),
+            body=getattr(request, "raw_body", None),
+            body_parsed=getattr(request, "body_parsed", False),
+            key_prefix=key.prefix
+            if key is not None
+            else getattr(getattr(request, "failed_key", None), "prefix", ""),
+        )
 
     def answer(self, result: Result, headers=None) -> Response:
         response = Response(result.body(), status=result.http_status, headers=headers)
@@ -153,13 +168,16 @@ class EventView(APIView):
         return response
 
     def _record(self, request, result: Result) -> None:
-        """Write the outcome log row; spool what the database could not take (attribution.spool)."""
+        """Write the outcome log row, unless the service wrote it with its own rows; spool what the database
+        could not take (attribution.spool)."""
         key = getattr(request, "event_key", None)
         if result.brand_id is None and key is not None:
             result.brand_id = key.brand_id
         request._request.event_endpoint = self.endpoint
         request._request.event_brand_id = result.brand_id
         request._request.event_outcome = str(result.outcome)
+        if result.recorded:
+            return
         if request._full_data is Empty:
             try:  # a request refused before its body was read (401, 429) is logged with its body too
                 _ = request.data
@@ -172,25 +190,15 @@ class EventView(APIView):
             result.order_id = _order_id_for_log(data)
         if result.outcome == Outcome.RATE_LIMITED and not getattr(request._request, "record_refusal", True):
             return  # one refusal per limit window is recorded (attribution.throttles)
-        failed_key = getattr(request, "failed_key", None)
-        received_at = getattr(request, "event_received_at", None) or timezone.now()
-        request_id = getattr(request._request, "request_id", "")
-        event = EventRecord.of(
-            result,
-            endpoint=self.endpoint,
-            received_at=received_at,
-            request_id=request_id,
-            body=getattr(request, "raw_body", None),
-            body_parsed=getattr(request, "body_parsed", False),
-            key_prefix=key.prefix if key is not None else getattr(failed_key, "prefix", ""),
-        )
+        receipt = self._receipt(request)
+        event = receipt.event(result)
         spooled = False
         if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):
             spooled = self._spool(
                 spool.keep_event,
                 endpoint=self.endpoint,
-                received_at=received_at,
-                request_id=request_id,
+                received_at=event.received_at,
+                request_id=event.request_id,
                 body=getattr(request, "raw_body", b"") or b"",
                 authorization=request.META.get("HTTP_AUTHORIZATION", ""),
                 brand_id=result.brand_id,
@@ -199,13 +207,13 @@ class EventView(APIView):
         try:
             record(event)
         except DatabaseError:
-            logger.exception("outcome log write failed", extra={"request_id": request_id})
+            logger.exception("outcome log write failed", extra={"request_id": event.request_id})
             if not spooled:  # a spooled event records its real outcome when replayed
                 self._spool(
                     spool.keep_record,
                     endpoint=self.endpoint,
-                    received_at=received_at,
-                    request_id=request_id,
+                    received_at=event.received_at,
+                    request_id=event.request_id,
                     record=event.as_json(),
                 )
 
@@ -238,8 +246,8 @@ class OrderConfirmationView(EventView):
 
     endpoint = Endpoint.ORDER_CONFIRMATION
 
-    def handle(self, request, payload, received_at):
-        return orders.confirm_order(payload=payload, received_at=received_at)
+    def handle(self, request, payload, received_at, receipt):
+        return orders.confirm_order(payload=payload, received_at=received_at, receipt=receipt)
 
     def finalize_response(self, request, response, *args, **kwargs):
         result = getattr(response, "event_result", None)
@@ -283,12 +291,13 @@ class CancelView(_KeyedEventView):
     endpoint = Endpoint.CANCEL
     database_failure = Outcome.HANDLER_ERROR
 
-    def handle(self, request, payload, received_at):
+    def handle(self, request, payload, received_at, receipt):
         return changes.cancel_commission(
             key=request.auth,
             payload=payload,
             received_at=received_at,
             request_id=getattr(request._request, "request_id", ""),
+            receipt=receipt,
         )
 
 
@@ -298,12 +307,13 @@ class UpdateView(_KeyedEventView):
 
     endpoint = Endpoint.UPDATE
 
-    def handle(self, request, payload, received_at):
+    def handle(self, request, payload, received_at, receipt):
         return changes.update_commission(
             key=request.auth,
             payload=payload,
             received_at=received_at,
             request_id=getattr(request._request, "request_id", ""),
+            receipt=receipt,
         )
 
 

@@ -39,7 +39,7 @@ class World(NamedTuple):
 
 def baseline(count: int) -> list[Request]:
     body = b'{"orderAmount":"59.90","orderId":"x","currency":"USD","page_url":"https://shop.example/"}'
-    return [Request("/bench/baseline", {"CONTENT_TYPE": "application/json"}, body)] * count
+    return [Request("/api/bench/baseline", {"CONTENT_TYPE": "application/json"}, body)] * count
 
 
 def orders(world: World, run: str, count: int, *, seed: int = 1) -> list[Request]:

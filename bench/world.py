@@ -59,38 +59,14 @@ def bench_env(url: str) -> dict:
     }
 
 
-def _state_change_stand_in(url: str, *, create: bool) -> None:
-    """Drop the floor's stand-in history table (before migrate), or create it when still missing."""
-    import psycopg
-
-    from bench.floor.work import STAND_IN_MARK, STATE_CHANGE_STAND_IN
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        exists = conn.execute(
-            "SELECT to_regclass('attribution_commissionstatechange') IS NOT NULL"
-        ).fetchone()[0]
-        if not create and exists:
-            mark = conn.execute(
-                "SELECT obj_description('attribution_commissionstatechange'::regclass, 'pg_class')"
-            ).fetchone()[0]
-            if mark == STAND_IN_MARK:
-                conn.execute("DROP TABLE attribution_commissionstatechange")
-        elif create and not exists:
-            with conn.transaction():
-                for statement in STATE_CHANGE_STAND_IN:
-                    conn.execute(statement)
-
-
 def prepare_world(env: dict, *, cancels: int) -> dict:
     """Brand, property, creators, clicks, a code, a key and the two order pools (idempotent)."""
     sys.path.insert(0, str(ROOT))
     url = env["DATABASE_URL"]
     ensure_database(url)
-    _state_change_stand_in(url, create=False)
     subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     # As a deployment does: WhiteNoise serves the collected files (and warns on every start without).
     subprocess.run([PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-    _state_change_stand_in(url, create=True)
     os.environ.update(env)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django

@@ -19,6 +19,8 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
+from config.lib.statements import SelectStatement
+
 from .hosts import is_public_suffix, normalize_host, registrable_domain
 
 _percent = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
@@ -165,20 +167,10 @@ class DeveloperKeyManager(BaseAPIKeyManager):
         Every cancel, update and read call runs this: the library's select_related `get()` cost
         ~0.5 ms of Python to compile per call, a third of a cancel's own work (bench/README.md).
         """
-        prefix = key.partition(".")[0]
-        found = next(iter(self.raw(self._key_sql, [prefix, False])), None)
+        found = _usable_key([key.partition(".")[0], False])
         if found is None or not found.is_valid(key):
             raise self.model.DoesNotExist("Key is not valid.")
         return found
-
-    @cached_property
-    def _key_sql(self) -> str:
-        return (
-            "SELECT developer_key.*, brand.is_active AS brand_is_active "
-            f"FROM {self.model._meta.db_table} developer_key "
-            f"JOIN {Brand._meta.db_table} brand ON brand.id = developer_key.brand_id "
-            "WHERE developer_key.prefix = %s AND developer_key.revoked = %s"
-        )
 
 
 class DeveloperKey(AbstractAPIKey):
@@ -364,3 +356,13 @@ def brands_visible_to(user):
     if user.is_staff:
         return Brand.objects.all()
     return Brand.objects.filter(memberships__user=user)
+
+
+# The key by its prefix with its brand's active flag (DeveloperKeyManager.get_from_key).
+_usable_key = SelectStatement(
+    DeveloperKey,
+    "developer_key",
+    f"FROM {DeveloperKey._meta.db_table} developer_key JOIN {Brand._meta.db_table} brand "
+    "ON brand.id = developer_key.brand_id WHERE developer_key.prefix = %s AND developer_key.revoked = %s",
+    extra={"brand_is_active": "brand.is_active"},
+)

@@ -91,6 +91,15 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
     "config.csp.PagesCSPMiddleware",  # django-csp; see config/csp.py
 ]
+# The API's own stack (config/wsgi.py): a request id and its log line, HTTPS and security headers, CORS
+# for checkout pages, and the host check (CommonMiddleware's, without its redirects). Sessions, CSRF, sign-in, messages, time zones, lockout and CSP
+# serve people on pages; the API has no cookies, forms or HTML, and skips them.
+API_MIDDLEWARE = [
+    "attribution.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "attribution.middleware.APIHostMiddleware",
+]
 
 AUTHENTICATION_BACKENDS = [
     # Locks out repeated failed logins on /accounts/login/ and /admin/login/.
@@ -290,10 +299,16 @@ LOGGING = {
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
         },
+        "request_line": {"()": "attribution.middleware.RequestLineFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "json"},
+        "requests": {"class": "logging.StreamHandler", "formatter": "request_line"},
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        # One JSON line per API request, in the same shape, from a formatter made for it.
+        "attribution.requests": {"handlers": ["requests"], "level": LOG_LEVEL, "propagate": False},
         "django.server": {"level": "WARNING"},
         # Every 4xx is an outcome in the outcome log already; only errors are worth a line here.
         "django.request": {"level": "ERROR"},

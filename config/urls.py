@@ -34,4 +34,4 @@ urlpatterns = [
 if settings.BENCHMARK:
     from config.bench import baseline
 
-    urlpatterns.insert(0, path("bench/baseline", baseline))
+    urlpatterns.insert(0, path("api/bench/baseline", baseline))

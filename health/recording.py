@@ -87,28 +87,46 @@ class EventRecord:
         )
 
 
+class Receipt:
+    """A request as the outcome log keeps it, before its result is known (EventRecord.of's keywords),
+    handed to the service that answers it: the service writes the request's outcome row in the same
+    statement as its own rows (attribution.store), and marks the result `recorded`."""
+
+    def __init__(self, **request):
+        self.request = request
+
+    def event(self, result) -> EventRecord:
+        return EventRecord.of(result, **self.request)
+
+
 _insert_event = InsertStatement(OutcomeEvent)
+
+
+def row_values(event: EventRecord) -> dict:
+    """The outcome log row of `event`, column by column (attribute names): what `record` writes, and what
+    attribution.store writes in the same statement as the event's own rows."""
+    return {
+        "brand_id": event.brand_id,
+        "endpoint": event.endpoint,
+        "outcome": event.outcome,
+        "http_status": event.http_status,
+        "order_id": (event.order_id or "")[:255],
+        "is_test": event.is_test,
+        "received_at": event.received_at,
+        "recorded_at": event.recorded_at or timezone.now(),
+        "request_id": event.request_id,
+        "key_prefix": event.key_prefix,
+        "request_body": event.request_body,
+        "response_body": event.response_body,
+        "warnings": event.warnings,
+        "has_warnings": bool(event.warnings),
+        "answered_outcome": event.answered_outcome,
+    }
 
 
 def record(event: EventRecord) -> int:
     """Write one outcome log row (one INSERT) and return its id. Raises on database failure; the caller spools."""
-    return _insert_event(
-        brand_id=event.brand_id,
-        endpoint=event.endpoint,
-        outcome=event.outcome,
-        http_status=event.http_status,
-        order_id=(event.order_id or "")[:255],
-        is_test=event.is_test,
-        received_at=event.received_at,
-        recorded_at=event.recorded_at or timezone.now(),
-        request_id=event.request_id,
-        key_prefix=event.key_prefix,
-        request_body=event.request_body,
-        response_body=event.response_body,
-        warnings=event.warnings,
-        has_warnings=bool(event.warnings),
-        answered_outcome=event.answered_outcome,
-    )
+    return _insert_event(**row_values(event))
 
 
 FAULTS = ("insert_failed", "handler_error")
@@ -127,8 +145,13 @@ def record_resolution(event: EventRecord, *, answered: str = "") -> int:
         same_request = OutcomeEvent.objects.filter(
             request_id=event.request_id, received_at=event.received_at, endpoint=event.endpoint
         )
-        if same_request.filter(outcome=event.outcome).exists():
-            return same_request.filter(outcome=event.outcome).values_list("id", flat=True).first()
+        written = same_request.filter(outcome=event.outcome).values_list("id", "answered_outcome").first()
+        if written is not None:
+            # Written on arrival with the event's own rows (one statement), but the caller was answered a
+            # fault: its answer never came back. The row says so, as a resolved fault's row does.
+            if answered in FAULTS and not written[1]:
+                OutcomeEvent.objects.filter(pk=written[0]).update(answered_outcome=answered)
+            return written[0]
         fault = same_request.filter(outcome__in=FAULTS).select_for_update().order_by("id").first()
         if fault is not None:
             move_counted_event(

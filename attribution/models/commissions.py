@@ -1,11 +1,11 @@
 """Commissions, their states and every move between them (with its history row), and the history of
 their amounts."""
 
-from django.db import models, transaction
+from django.db import models
 from django.utils import timezone
 
 from brands.models import Brand, Creator
-from config.lib.statements import InsertStatement, UpdateStatement
+from config.lib.statements import Row, write_guarded
 
 from .orders import Order
 
@@ -23,7 +23,8 @@ class Commission(models.Model):
         """A move the transition table does not allow (a bug in the caller, never a brand's mistake)."""
 
     class StateChanged(Exception):
-        """The row left the state this instance was read in before the move could be written."""
+        """The row was no longer as this instance read it (its state or amounts) when the change came to be
+        written; nothing was written."""
 
     # The moves of docs/decisions.md ("Commission states"), plus paid -> cancelled: a cancel after payment
     # cancels the commission and claws its amount back on the next open statement (attribution.billing);
@@ -116,41 +117,69 @@ class Commission(models.Model):
         return state in self.TRANSITIONS[Commission.State(self.state)]
 
     def move_to(
-        self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None
+        self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None, alongside=()
     ) -> None:
-        """The one way a commission changes state: check the move against TRANSITIONS, then write it and its
-        CommissionStateChange row in one transaction.
+        """The one way a commission changes state: check the move against TRANSITIONS, then write it with its
+        CommissionStateChange row, and the `alongside` rows (config.lib.statements.Row: the outcome row of
+        the request that moved it), all or nothing (one statement on PostgreSQL).
 
         The UPDATE applies only while the row is still in the state this instance was read in; it takes
         the row lock as it writes, so a move decided on a stale read raises StateChanged instead of being
-        applied twice. (Callers that read the row FOR UPDATE, as cancel and the billing runs do, always pass.)
-        A lock puts the commission on `statement`, and only a lock does; a payment freezes the amount paid.
+        applied twice (a caller that read the row FOR UPDATE always passes; cancel reads it without a lock
+        and decides again when it did not). A lock puts the commission on `statement`, and only a lock does;
+        a payment freezes the amount paid.
         """
-        old = Commission.State(self.state)
+        old, state = Commission.State(self.state), Commission.State(state)
         if state not in self.TRANSITIONS[old]:
             raise self.InvalidMove(f"commission {self.pk}: {old} -> {state} is not allowed")
         if (state == self.State.LOCKED) != (statement is not None):
             raise self.InvalidMove(
                 f"commission {self.pk}: a commission locks onto a statement, and only then"
             )
+        history = Row(
+            CommissionStateChange,
+            {
+                "brand_id": self.brand_id,
+                "commission_id": self.pk,
+                "from_state": old.value,
+                "to_state": state.value,
+                "changed_at": at,
+                "request_id": request_id,
+                "cause": str(cause),
+            },
+        )
         self.state, self.updated_at = state, at
         setattr(self, _STAMPS[state], at)
         if state == self.State.LOCKED:
             self.statement = statement
         if state == self.State.PAID:
             self.paid_amount = self.amount
-        with transaction.atomic(savepoint=False):
-            if _moves[state](self, where=[old]) != 1:
-                raise self.StateChanged(f"commission {self.pk} is no longer {old}")
-            _record_move(
-                brand_id=self.brand_id,
-                commission_id=self.pk,
-                from_state=old,
-                to_state=state,
-                changed_at=at,
-                request_id=request_id,
-                cause=cause,
-            )
+        if not write_guarded(self, _MOVED[state], where={"state": old.value}, rows=[history, *alongside]):
+            raise self.StateChanged(f"commission {self.pk} is no longer {old}")
+
+    def change_amount(self, order_amount, amount, *, at, request_id: str = "", alongside=()) -> None:
+        """The one way a commission's amounts change: write the new order total and commission with their
+        AmountChange history row, and the `alongside` rows, all or nothing, while the row still holds the
+        state and amounts this instance was read with (else StateChanged, nothing written)."""
+        history = Row(
+            AmountChange,
+            {
+                "brand_id": self.brand_id,
+                "commission_id": self.pk,
+                "old_order_amount": self.order_amount,
+                "new_order_amount": order_amount,
+                "old_amount": self.amount,
+                "new_amount": amount,
+                "changed_at": at,
+                "request_id": request_id,
+            },
+        )
+        read = {"state": self.state, "order_amount": self.order_amount, "amount": self.amount}
+        self.order_amount, self.amount, self.updated_at = order_amount, amount, at
+        if not write_guarded(
+            self, ["order_amount", "amount", "updated_at"], where=read, rows=[history, *alongside]
+        ):
+            raise self.StateChanged(f"commission {self.pk} changed since it was read")
 
     # A statement bills its locked commissions and every paid one, even if cancelled after payment
     # (its clawback is an adjustment); one cancelled before payment keeps its statement but is not billed.
@@ -224,17 +253,11 @@ class AmountChange(models.Model):
         ]
 
 
-# The time stamp each move sets, and the UPDATE of each move, built once (config/lib/statements.py).
+# The time stamp each move sets, and every field it writes.
 _STAMPS = {
     Commission.State.CANCELLED: "cancelled_at",
     Commission.State.LOCKED: "locked_at",
     Commission.State.PAID: "paid_at",
 }
 _EXTRA = {Commission.State.LOCKED: ["statement"], Commission.State.PAID: ["paid_amount"]}
-_moves = {
-    state: UpdateStatement(
-        Commission, ["state", "updated_at", stamp, *_EXTRA.get(state, [])], where=["state"]
-    )
-    for state, stamp in _STAMPS.items()
-}
-_record_move = InsertStatement(CommissionStateChange)
+_MOVED = {state: ["state", "updated_at", stamp, *_EXTRA.get(state, [])] for state, stamp in _STAMPS.items()}

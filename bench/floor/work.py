@@ -73,17 +73,17 @@ _ORDER_COLUMNS = """brand_id, order_id, is_test, amount, currency, is_returning_
         discount_code_id, code_sent, creator_id, received_at"""
 
 _OUTCOME_COLUMNS = """brand_id, endpoint, outcome, http_status, order_id, is_test, received_at,
-    recorded_at, request_id, key_prefix, request_body, response_body, warnings"""
+    recorded_at, request_id, key_prefix, request_body, response_body, warnings, has_warnings, answered_outcome"""
 
 # The outcome row of what `decided` (outcome, http_status, text) says; its response body is the answer.
 _RECORD = f"""
 INSERT INTO health_outcomeevent ({_OUTCOME_COLUMNS})
 SELECT %(brand_id)s::bigint, %(endpoint)s::varchar, decided.outcome, decided.status, %(order_id)s::varchar,
        %(is_test)s::boolean, %(received_at)s::timestamptz, now(), %(request_id)s::varchar,
-       %(key_prefix)s::varchar, %(request_body)s::jsonb,
+       %(key_prefix)s::varchar, %(request_body)s::text,
        jsonb_build_object('success', decided.status < 400, 'outcome', decided.outcome,
                           CASE WHEN decided.status < 400 THEN 'message' ELSE 'error' END, decided.text),
-       '[]'::jsonb
+       '[]'::jsonb, false, ''
 FROM decided
 RETURNING outcome"""
 
@@ -159,7 +159,8 @@ ORDER_BY_CODE = _attributed(
 OUTCOME_ONLY = f"""
 INSERT INTO health_outcomeevent ({_OUTCOME_COLUMNS})
 VALUES (%(brand_id)s, %(endpoint)s, %(outcome)s, %(status)s, %(order_id)s, %(is_test)s, %(received_at)s,
-        now(), %(request_id)s, %(key_prefix)s, %(request_body)s::jsonb, %(response_body)s::jsonb, '[]'::jsonb)
+        now(), %(request_id)s, %(key_prefix)s, %(request_body)s::text, %(response_body)s::jsonb, '[]'::jsonb,
+        false, '')
 RETURNING outcome"""
 
 # Brand resolution: cached per process like the project's (BRAND_RESOLUTION_CACHE_SECONDS), so a
@@ -238,31 +239,6 @@ WITH old AS ({_LOCKED}
     SELECT 'order_not_found', 200, %(not_found_text)s::text WHERE NOT EXISTS (SELECT FROM old)
 ){_RECORD}"""
 
-# The history table of state changes the restructure is adding. Until its migration exists the
-# bench creates this stand-in (bench/world.py): the same columns, foreign keys and indexes shaped like
-# AmountChange's (ON DELETE CASCADE so that no cleanup of bench brands trips over it), and a comment
-# that marks it, so the bench drops it again before `migrate` and the real migration creates its own.
-STAND_IN_MARK = "bench floor stand-in until the project's migration creates this table"
-STATE_CHANGE_STAND_IN = [
-    """CREATE TABLE attribution_commissionstatechange (
-    id bigserial PRIMARY KEY,
-    brand_id bigint NOT NULL REFERENCES brands_brand (id) ON DELETE CASCADE
-        DEFERRABLE INITIALLY DEFERRED,
-    commission_id bigint NOT NULL REFERENCES attribution_commission (id) ON DELETE CASCADE
-        DEFERRABLE INITIALLY DEFERRED,
-    from_state varchar(10) NOT NULL,
-    to_state varchar(10) NOT NULL,
-    changed_at timestamptz NOT NULL,
-    request_id varchar(36) NOT NULL DEFAULT '',
-    cause varchar(64) NOT NULL
-)""",
-    "CREATE INDEX commissionstatechange_brand_idx ON attribution_commissionstatechange (brand_id)",
-    """CREATE INDEX commissionstatechange_commission_idx
-    ON attribution_commissionstatechange (commission_id, changed_at)""",
-    f"COMMENT ON TABLE attribution_commissionstatechange IS {_sql_text(STAND_IN_MARK)}",
-]
-
-
 # --- the requests -------------------------------------------------------------------------------
 
 
@@ -277,15 +253,10 @@ def envelope(outcome: str, text: str) -> dict:
 
 
 def _stored(raw: bytes, data) -> str:
-    """The request body as the outcome row keeps it: the text as sent, or redacted when it holds an email."""
-    if isinstance(data, dict) and "customer_email" in data:
-        email = data["customer_email"]
-        hashed = (
-            hashlib.sha256(email.strip().lower().encode()).hexdigest() if isinstance(email, str) else None
-        )
-        return json.dumps({**data, "customer_email": f"sha256:{hashed}" if hashed else None}, default=str)
-    if data is None:  # not JSON: a preview, as the project keeps
-        return json.dumps({"_unparsed": raw[:2000].decode(errors="replace")})
+    """The request body as the outcome row keeps it: the text as sent (the project also replaces any email
+    address by its hash; the bench's bodies carry none), or a preview of a body that is not JSON."""
+    if data is None:
+        return raw[:2000].decode(errors="replace")
     return raw.decode()
 
 

@@ -8,7 +8,10 @@ supports and follows the model when it changes. It skips what those rows do not 
 `pre_save` hooks such as `auto_now`, and the instance itself.
 """
 
-from django.db import connections
+import json
+from typing import NamedTuple
+
+from django.db import connections, transaction
 
 
 class _Statement:
@@ -45,6 +48,13 @@ class InsertStatement(_Statement):
         super().__init__(model, [f for f in model._meta.concrete_fields if not f.primary_key])
         self.names = frozenset(f.attname for f in self.fields)
 
+    @classmethod
+    def cached(cls, model) -> "InsertStatement":
+        """The statement of `model`, built once per process."""
+        if model not in _inserts:
+            _inserts[model] = cls(model)
+        return _inserts[model]
+
     def write(self, quote, meta) -> str:
         columns = ", ".join(quote(f.column) for f in self.fields)
         values = ", ".join(["%s"] * len(self.fields))
@@ -75,6 +85,14 @@ class UpdateStatement(_Statement):
     Like InsertStatement it sends no signals and runs no `pre_save` hooks.
     """
 
+    @classmethod
+    def cached(cls, model, names, *, where=()) -> "UpdateStatement":
+        """The statement of `model`, these fields and this condition, built once per process."""
+        key = (model, tuple(names), tuple(where))
+        if key not in _updates:
+            _updates[key] = cls(model, names, where=where)
+        return _updates[key]
+
     def __init__(self, model, names, *, where=()):
         fields = [model._meta.get_field(name) for name in names]
         for field in fields:
@@ -104,14 +122,203 @@ class UpdateStatement(_Statement):
             return cursor.rowcount
 
 
+_inserts: dict = {}
 _updates: dict = {}
 
 
 def save_fields(instance, names) -> None:
     """`instance.save(update_fields=names)` through an UpdateStatement cached per model and field list."""
-    key = (type(instance), tuple(names))
-    statement = _updates.get(key)
-    if statement is None:
-        statement = _updates[key] = UpdateStatement(type(instance), names)
-    if statement(instance) != 1:
+    if UpdateStatement.cached(type(instance), names)(instance) != 1:
         raise type(instance).DoesNotExist(f"{type(instance).__name__} {instance.pk} is gone")
+
+
+# PostgreSQL's name for each parameter a hand-written statement casts (the column's base type: a cast
+# to varchar(255) or numeric(18, 6) would truncate or round where the column itself would refuse).
+_PG_CASTS = {
+    "AutoField": "integer",
+    "BigAutoField": "bigint",
+    "BigIntegerField": "bigint",
+    "BooleanField": "boolean",
+    "CharField": "varchar",
+    "DateField": "date",
+    "DateTimeField": "timestamptz",
+    "DecimalField": "numeric",
+    "IntegerField": "integer",
+    "JSONField": "jsonb",
+    "PositiveIntegerField": "integer",
+    "PositiveSmallIntegerField": "smallint",
+    "SlugField": "varchar",
+    "SmallIntegerField": "smallint",
+    "TextField": "text",
+}
+
+
+class Columns:
+    """One model's row inside a statement written by hand for PostgreSQL (attribution.store): its column
+    list, its parameters each with an explicit cast, and the values as psycopg sends them as they are.
+
+    The ORM converts every value through its field (`get_db_prep_save`, several calls per value); for the
+    types a model row holds here (text, numbers, Decimal, aware datetimes, booleans, NULL) psycopg already
+    sends what PostgreSQL stores, so only JSON is written out (as text, cast to jsonb). The casts make
+    PostgreSQL check each value's type as the column would. Rows keyed by `prefix` can share a statement.
+    """
+
+    def __init__(self, model, prefix: str, *, names=None):
+        self.model = model
+        self.prefix = prefix
+        if names is None:
+            self.fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+        else:
+            self.fields = [model._meta.get_field(name) for name in names]
+        self.attnames = [f.attname for f in self.fields]
+        self.names = ", ".join(f.column for f in self.fields)
+        self._json = {f.attname for f in self.fields if f.get_internal_type() == "JSONField"}
+        self._defaults = {f.attname: f for f in self.fields if f.has_default() or f.null}
+
+    def cast(self, field) -> str:
+        target = field.target_field if field.is_relation else field
+        return _PG_CASTS[target.get_internal_type()]
+
+    def each(self, **columns: str) -> list[str]:
+        """`%(prefix_column)s::type` for each column in order; `columns` puts SQL in place of some."""
+        return [
+            columns.get(f.attname) or f"%({self.prefix}{f.attname})s::{self.cast(f)}" for f in self.fields
+        ]
+
+    def placeholders(self, **columns: str) -> str:
+        return ", ".join(self.each(**columns))
+
+    def params(self, values: dict, *, into: dict) -> dict:
+        """Add the parameters of one row (values by attribute name; a missing one takes its default)."""
+        for field in self.fields:
+            name = field.attname
+            if name in values:
+                value = values[name]
+            elif name in self._defaults:
+                value = field.get_default()
+            else:
+                continue  # given as SQL in placeholders()
+            if name in self._json and value is not None:
+                value = json.dumps(value, cls=field.encoder)
+            into[self.prefix + name] = value
+        return into
+
+
+class SelectStatement:
+    """`SelectStatement(Click, "click", "FROM ... WHERE click.click_id = %s", extra={...})(params)` reads one
+    row as a model instance (or None), each `extra` SQL expression set as an attribute.
+
+    The lookups every event makes (its click, code, developer key, commission) run this: `raw()` matches
+    its columns to the model's fields and builds its converters again on every call, ~0.1 ms of Python
+    per lookup (bench/README.md). Here the select list is written once from the model's fields, each
+    column's converters (those the ORM would apply on this database: SQLite's datetimes and decimals,
+    none on PostgreSQL) found once per database, and the instance built as the ORM builds it (from_db).
+    """
+
+    def __init__(self, model, alias: str, tail: str, *, extra: dict | None = None):
+        self.model = model
+        self.fields = list(model._meta.concrete_fields)
+        self.extra = dict(extra or {})
+        columns = [f"{alias}.{f.column}" for f in self.fields]
+        columns += [f"{expression} AS {name}" for name, expression in self.extra.items()]
+        self.sql = f"SELECT {', '.join(columns)} {tail}"
+        self._attnames = [f.attname for f in self.fields]
+        self._converters = {}
+
+    def converters(self, connection) -> list:
+        found = self._converters.get(connection.alias)
+        if found is None:
+            found = []
+            for index, field in enumerate(self.fields):
+                column = field.get_col(self.model._meta.db_table)
+                functions = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+                if functions:
+                    found.append((index, column, functions))
+            self._converters[connection.alias] = found
+        return found
+
+    def __call__(self, params, using: str = "default"):
+        connection = connections[using]
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        values = list(row[: len(self.fields)])
+        for index, column, functions in self.converters(connection):
+            for convert in functions:
+                values[index] = convert(values[index], column, connection)
+        instance = self.model.from_db(using, self._attnames, values)
+        for name, value in zip(self.extra, row[len(self.fields) :], strict=True):
+            setattr(instance, name, value)
+        return instance
+
+
+class Row(NamedTuple):
+    """A row to insert alongside a guarded update (`write_guarded`): its model and values by attribute."""
+
+    model: type
+    values: dict
+
+
+_guarded: dict = {}
+
+
+def write_guarded(instance, names, *, where: dict, rows=(), using: str = "default") -> bool:
+    """Write fields `names` of `instance` to its row if the row still holds `where` (column: value), and
+    insert `rows` only if it did, all or nothing. True when it applied; False (nothing written) when the
+    row had changed meanwhile, or is gone.
+
+    The UPDATE takes the row's lock as it writes, so its condition is checked and the row changed as one
+    step. On PostgreSQL it is one statement (data-modifying CTEs: one round trip and one commit where an
+    update, its history row and an outcome row took three statements and a transaction, bench/README.md);
+    elsewhere the same statements in one transaction.
+    """
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        return _write_guarded_in_one_statement(connection, instance, names, where, rows)
+    update = UpdateStatement.cached(type(instance), names, where=list(where))
+    # Its own transaction, or a savepoint inside the caller's, so a failure here leaves the caller's usable.
+    with transaction.atomic(using=using):
+        if update(instance, using, where=list(where.values())) != 1:
+            return False
+        for row in rows:
+            InsertStatement.cached(row.model)(using, **row.values)
+    return True
+
+
+def _write_guarded_in_one_statement(connection, instance, names, where, rows) -> bool:
+    model = type(instance)
+    key = (model, tuple(names), tuple(where), tuple(row.model for row in rows))
+    built = _guarded.get(key)
+    if built is None:
+        meta = model._meta
+        changed = Columns(model, "u_", names=names)
+        guard = Columns(model, "w_", names=list(where))
+        inserted = [Columns(row.model, f"r{i}_") for i, row in enumerate(rows)]
+        assignments = ", ".join(
+            f"{f.column} = {p}" for f, p in zip(changed.fields, changed.each(), strict=True)
+        )
+        conditions = "".join(
+            f" AND {f.column} = {p}" for f, p in zip(guard.fields, guard.each(), strict=True)
+        )
+        parts = [
+            f"WITH changed AS (UPDATE {meta.db_table} SET {assignments} "
+            f"WHERE {meta.pk.column} = %(pk)s{conditions} RETURNING 1)"
+        ]
+        parts += [
+            f"r{i} AS (INSERT INTO {columns.model._meta.db_table} ({columns.names}) "
+            f"SELECT {columns.placeholders()} FROM changed)"
+            for i, columns in enumerate(inserted)
+        ]
+        built = _guarded[key] = (", ".join(parts) + " SELECT count(*) FROM changed", changed, guard, inserted)
+    sql, changed, guard, inserted = built
+    params = changed.params(
+        {name: getattr(instance, name) for name in changed.attnames}, into={"pk": instance.pk}
+    )
+    guard.params(where, into=params)
+    for columns, row in zip(inserted, rows, strict=True):
+        columns.params(row.values, into=params)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()[0] == 1

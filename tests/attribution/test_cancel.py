@@ -20,6 +20,7 @@ from tests.attribution.keyed import (
     fresh,
     the_one_event,
 )
+from tests.faults import failing_writes_to
 
 PENDING, CANCELLED = Commission.State.PENDING, Commission.State.CANCELLED
 
@@ -481,7 +482,7 @@ def test_it_answers_handler_error_when_processing_fails_unexpectedly(client, ali
     def broken(**kwargs):
         raise RuntimeError("lookup exploded")
 
-    monkeypatch.setattr("attribution.changes._locked_commission", broken)
+    monkeypatch.setattr("attribution.changes._read", broken)
 
     response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 
@@ -494,13 +495,9 @@ def test_it_answers_handler_error_when_processing_fails_unexpectedly(client, ali
     assert (event.outcome, event.brand_id, event.order_id) == ("handler_error", alice.brand.id, "A-1")
 
 
-def test_it_answers_handler_error_when_saving_the_cancel_fails(client, alice, commission, monkeypatch):
-    def failing_save(*args, **kwargs):
-        raise DatabaseError("disk full")
-
-    monkeypatch.setattr("attribution.models.commissions._record_move", failing_save)
-
-    response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
+def test_it_answers_handler_error_when_saving_the_cancel_fails(client, alice, commission):
+    with failing_writes_to("attribution_commissionstatechange", DatabaseError):
+        response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 
     assert response.status_code == 200
     assert response.json()["success"] is True

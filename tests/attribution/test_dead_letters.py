@@ -35,9 +35,7 @@ def _order(prop, **fields):
 def spooled(api, prop, monkeypatch):
     """One order spooled because its insert failed."""
     with monkeypatch.context() as patch:
-        patch.setattr(
-            "attribution.orders._insert_order", _refuse("server closed the connection unexpectedly")
-        )
+        patch.setattr("attribution.store.write_order", _refuse("server closed the connection unexpectedly"))
         assert api.post(ORDER_PATH, _order(prop)).json()["outcome"] == "insert_failed"
     [entry] = spool.pending()
     return entry
@@ -61,7 +59,7 @@ def alice(brand):
 
 
 def test_an_event_that_keeps_failing_while_the_database_answers_becomes_a_dead_letter(spooled, monkeypatch):
-    monkeypatch.setattr("attribution.orders._insert_order", _refuse("value out of range"))
+    monkeypatch.setattr("attribution.store.write_order", _refuse("value out of range"))
 
     runs = [replay_all() for _ in range(MAX_ATTEMPTS)]
 
@@ -91,7 +89,7 @@ def test_a_value_the_database_refuses_as_such_is_a_dead_letter_at_once(spooled, 
 
 
 def test_an_event_stays_in_the_spool_while_the_database_is_away(spooled, monkeypatch):
-    monkeypatch.setattr("attribution.orders._insert_order", _refuse("connection refused"))
+    monkeypatch.setattr("attribution.store.write_order", _refuse("connection refused"))
     monkeypatch.setattr("attribution.replay._database_answers", lambda: False)
 
     for _ in range(MAX_ATTEMPTS + 1):
@@ -119,7 +117,7 @@ def test_a_spool_file_from_before_the_amount_fix_now_replays_as_the_rejection_it
 def test_the_overview_counts_what_the_last_replay_run_left_without_reading_the_spool(
     client, alice, spooled, monkeypatch
 ):
-    monkeypatch.setattr("attribution.orders._insert_order", _refuse("connection refused"))
+    monkeypatch.setattr("attribution.store.write_order", _refuse("connection refused"))
     monkeypatch.setattr("attribution.replay._database_answers", lambda: False)
     replay_all()
     backlog = SpoolBacklog.objects.get()
@@ -144,7 +142,7 @@ def test_brand_users_and_anonymous_do_not_reach_the_dead_letters(client, alice):
 
 def test_the_admin_shows_a_dead_letter_with_its_reason_and_no_address(client, staff, api, prop, monkeypatch):
     with monkeypatch.context() as patch:
-        patch.setattr("attribution.orders._insert_order", _refuse("down"))
+        patch.setattr("attribution.store.write_order", _refuse("down"))
         api.post(ORDER_PATH, _order(prop, customer_email="ana@example.com"))
     monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()

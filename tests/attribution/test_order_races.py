@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from attribution import orders
+from attribution import store
 from attribution.models import Commission, Order
 from health.models import OutcomeEvent
 from tests.factories import ClickFactory
@@ -22,13 +22,13 @@ URL = "/api/order_confirmation"
 def post_together(monkeypatch, bodies: list[dict]) -> list:
     """POST each body from its own thread and connection; the inserts start only once all are ready."""
     ready = threading.Barrier(len(bodies), timeout=10)
-    real_insert = orders._insert_order
+    real_write = store.write_order
 
-    def insert_when_all_are_ready(**fields):
+    def write_when_all_are_ready(*args, **kwargs):
         ready.wait()
-        return real_insert(**fields)
+        return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(orders, "_insert_order", insert_when_all_are_ready)
+    monkeypatch.setattr(store, "write_order", write_when_all_are_ready)
     responses = [None] * len(bodies)
     errors = []
 

@@ -38,7 +38,7 @@ def _refuse(*args, **kwargs):
 
 
 def _break_order_inserts(monkeypatch):
-    monkeypatch.setattr("attribution.orders._insert_order", _refuse)
+    monkeypatch.setattr("attribution.store.write_order", _refuse)
 
 
 def test_an_order_the_database_refuses_is_answered_insert_failed_and_spooled(api, prop, monkeypatch):
@@ -155,7 +155,7 @@ def test_a_handler_error_is_spooled_and_answered_200_json(api, prop, monkeypatch
     def explode(**kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr("attribution.orders.confirm_order", explode)
+    monkeypatch.setattr("attribution.orders._judge", explode)
 
     response = api.post(ORDER_PATH, _order(prop))
 
@@ -165,16 +165,20 @@ def test_a_handler_error_is_spooled_and_answered_200_json(api, prop, monkeypatch
     assert len(spool.pending()) == 1
 
 
-def test_an_outcome_row_the_database_refuses_is_spooled_and_recorded_on_replay(api, prop, monkeypatch):
+def test_an_order_whose_outcome_row_the_database_refuses_is_not_stored_half_and_replays_whole(
+    api, prop, monkeypatch
+):
     with monkeypatch.context() as patch:
 
         def refuse(*args, **kwargs):
             raise OperationalError("log table unavailable")
 
+        patch.setattr("attribution.store.write_order", refuse)
         patch.setattr("health.recording._insert_event", refuse)
         response = api.post(ORDER_PATH, _order(prop))
-    assert response.json()["outcome"] == "no_attribution"
-    assert Order.objects.count() == 1
+    # The order and its outcome row are written together, or neither: the event waits in the spool.
+    assert response.json()["outcome"] == "insert_failed"
+    assert Order.objects.count() == 0
     assert OutcomeEvent.objects.count() == 0
 
     replay_all()

@@ -18,6 +18,7 @@ from tests.attribution.keyed import (
     fresh,
     the_one_event,
 )
+from tests.faults import failing_writes_to
 
 
 @pytest.fixture
@@ -494,13 +495,9 @@ def test_it_answers_already_cancelled_and_keeps_the_amount_of_a_cancelled_commis
     assert the_one_event(response, endpoint="update").outcome == "already_cancelled"
 
 
-def test_it_answers_insert_failed_when_saving_the_new_amount_fails(client, alice, commission, monkeypatch):
-    def failing_save(*args, **kwargs):
-        raise DatabaseError("disk full")
-
-    monkeypatch.setattr("attribution.changes.save_fields", failing_save)
-
-    response = update(client, alice, {"order_id": "A-1", "new_order_amount": "20", "currency": "USD"})
+def test_it_answers_insert_failed_when_saving_the_new_amount_fails(client, alice, commission):
+    with failing_writes_to("attribution_amountchange", DatabaseError):
+        response = update(client, alice, {"order_id": "A-1", "new_order_amount": "20", "currency": "USD"})
 
     assert response.status_code == 200
     assert response.json()["success"] is True

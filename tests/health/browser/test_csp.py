@@ -103,9 +103,7 @@ def test_the_health_pages_work_under_the_content_security_policy(acme, alice, wa
         assert page.evaluate("getComputedStyle(document.body).margin") == "0px", name  # health.css applied
 
     # The setup page's one script (a "Copy" button under each snippet) runs from its static file.
-    assert (
-        violations(page, reverse("health:setup"), "pre[data-copy] + button") == []
-    )
+    assert violations(page, reverse("health:setup"), "pre[data-copy] + button") == []
 
 
 def test_the_admin_works_under_the_content_security_policy(staff, watched, acme):
