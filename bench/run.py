@@ -110,7 +110,7 @@ def ratios(measured: dict) -> dict:
     }
 
 
-def start_servers(env: dict, *, port: int, workers: int) -> dict:
+def start_servers(env: dict, *, port: int, workers: int, worker_class: str, threads: int) -> dict:
     servers = {}
     for offset, (name, module) in enumerate(SERVERS.items()):
         log = open(RESULTS / f"gunicorn-{name}.log", "w")
@@ -122,6 +122,9 @@ def start_servers(env: dict, *, port: int, workers: int) -> dict:
             "--no-control-socket",
             "-w",
             str(workers),
+            "-k",
+            worker_class,
+            *(["--threads", str(threads)] if worker_class == "gthread" else []),
             "-b",
             f"127.0.0.1:{port + offset}",
             "--access-logfile",
@@ -182,6 +185,11 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--port", type=int, default=8810, help="first of three ports (project, floors)")
     parser.add_argument("--no-cost", action="store_true", help="skip the instruction counts (bench/cost.py)")
+    parser.add_argument(
+        "--worker-class", choices=["sync", "gthread"], default="sync", help="gunicorn's, the same for every server"
+    )
+    parser.add_argument("--workers", type=int, default=None, help="per server (default: 2 x cores + 1)")
+    parser.add_argument("--threads", type=int, default=4, help="per gthread worker")
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -191,9 +199,14 @@ def main() -> None:
     env.update(BENCH_WORLD=str(WORLD), BENCH_CHANGES=str(CHANGES), BENCH_CANCELS=str(CANCELS))
     # Sync workers wait on the database for part of each request (commits), so the usual
     # (2 x cores) + 1 keeps every core busy; every server gets the same workers.
-    workers = 2 * (os.cpu_count() or 1) + 1
+    workers = args.workers or 2 * (os.cpu_count() or 1) + 1
+    serving = f"{workers} {args.worker_class} workers" + (
+        f" x {args.threads} threads" if args.worker_class == "gthread" else ""
+    )
 
-    servers = start_servers(env, port=args.port, workers=workers)
+    servers = start_servers(
+        env, port=args.port, workers=workers, worker_class=args.worker_class, threads=args.threads
+    )
     meter = Meter([server["process"].pid for server in servers.values()], env["DATABASE_URL"])
     rounds = []
     cancel_from = 0
@@ -246,7 +259,7 @@ def main() -> None:
     }
     headline = {key: median(r["ratios"][key] for r in rounds) for key in rounds[0]["ratios"]}
     print(
-        f"\nmachine: {platform.node()} · {os.cpu_count()} cores · each server gunicorn {workers} sync workers · "
+        f"\nmachine: {platform.node()} · {os.cpu_count()} cores · each server gunicorn {serving} · "
         f"wrk 1 thread, {args.connections} connections · {args.rounds} rounds of {args.duration}s per "
         f"scenario after {args.warmup}s warm-up; medians of the rounds\n"
     )
@@ -299,6 +312,8 @@ def main() -> None:
         "machine": {"node": platform.node(), "cores": os.cpu_count(), "python": platform.python_version()},
         "settings": {
             "workers": workers,
+            "worker_class": args.worker_class,
+            "threads": args.threads if args.worker_class == "gthread" else 1,
             "connections": args.connections,
             "duration_s": args.duration,
             "warmup_s": args.warmup,

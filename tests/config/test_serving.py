@@ -1,8 +1,8 @@
 """The documented production serving, for real: nginx (config/nginx.conf) in front of gunicorn
-(config/gunicorn.conf.py), here with a single worker of two threads, the smallest setup there is.
+(config/gunicorn.conf.py), here with two sync workers, a small setup.
 
 Slow clients are nginx's to wait for: two clients that send their headers and 11 bytes of a 1,000-byte
-body, then nothing, would hold both of gunicorn's threads if they reached it; through nginx, a normal
+body, then nothing, would hold both of gunicorn's workers if they reached it; through nginx, a normal
 request is answered at once. Needs nginx (Debian package `nginx`; .ci/run installs it)."""
 
 import json
@@ -102,8 +102,6 @@ def served(tmp_path_factory):
             "-b",
             f"127.0.0.1:{app_port}",
             "-w",
-            "1",
-            "--threads",
             "2",
         ],
         cwd=ROOT,
