@@ -186,7 +186,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8810, help="first of three ports (project, floors)")
     parser.add_argument("--no-cost", action="store_true", help="skip the instruction counts (bench/cost.py)")
     parser.add_argument(
-        "--worker-class", choices=["sync", "gthread"], default="sync", help="gunicorn's, the same for every server"
+        "--worker-class",
+        choices=["sync", "gthread"],
+        default="sync",
+        help="gunicorn's, the same for every server",
     )
     parser.add_argument("--workers", type=int, default=None, help="per server (default: 2 x cores + 1)")
     parser.add_argument("--threads", type=int, default=4, help="per gthread worker")
