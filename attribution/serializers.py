@@ -1,7 +1,8 @@
 """The request of each endpoint as a DRF serializer: one definition that validates it and documents it.
 
 Each field holds one field rule of attribution.parsing (its `parse`) and the JSON Schema of exactly what
-that rule accepts (its `openapi_schema`, served at /api/schema/ through attribution.schema). A serializer
+that rule accepts (its `openapi_schema`, built from attribution.field_schemas and served at /api/schema/
+through attribution.schema). A serializer
 declares its fields in the decision order (docs/decisions.md, "Decision order of an order confirmation";
 docs/api.md for cancel and update): `check` runs their rules in that order and stops at the first
 refusal, answered with the outcome the field names and its fix sentence from attribution.outcomes.
@@ -11,101 +12,24 @@ every error where the decision order wants the first; both run the same rules.
 """
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from rest_framework import serializers
 
 from brands.hosts import hash_email
 
 from . import parsing
+from .field_schemas import (
+    CURRENCY_PATTERN,
+    FLAG_PATTERN,
+    SPACE,
+    amount_number,
+    amount_pattern,
+    nullable,
+    text_of_at_most,
+    trimmed,
+    whole_number_of_at_most,
+)
 from .outcomes import Outcome, field_error
-
-# --- what the rules accept, as JSON Schema patterns ------------------------------------------------
-#
-# Whitespace, digits and letters are spelled out rather than written \s, \d or with flags, whose
-# meaning differs between Python, the ECMAScript dialect of OpenAPI and the validators of clients;
-# [\s\S] is any character in all of them.
-
-# The characters str.strip() removes: the rules trim every string they read.
-SPACE = r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-_SOLID = "[^" + SPACE[1:]  # anything but those
-
-
-def _trimmed(inner: str) -> str:
-    """A whole string that, without the spaces around it, matches `inner`."""
-    return f"^{SPACE}*(?:{inner}){SPACE}*$"
-
-
-def _text_of_at_most(length: int) -> str:
-    """1 to `length` characters, neither first nor last a space."""
-    return f"{_SOLID}(?:[\\s\\S]{{0,{length - 2}}}{_SOLID})?"
-
-
-def _amount_pattern(*, allow_zero: bool) -> str:
-    """Plain decimal strings whose value, kept to six places (rounded half-up), is greater than 0 (or
-    0 or more) and below 10^12: parse_amount on a string."""
-    digits, places = parsing.MAX_AMOUNT_INTEGER_DIGITS, parsing.MAX_AMOUNT_DECIMAL_PLACES
-    # ... and never 999999999999.9999995 or more, which rounds up onto 10^12 (out of range).
-    up_to_the_limit = f"(?!9{{{digits}}}\\.9{{{places}}}[5-9])"
-    whole = f"0*{up_to_the_limit}[1-9][0-9]{{0,{digits - 1}}}(?:\\.[0-9]*)?"
-    # Below 1: a digit other than 0 among the places kept, or a first dropped digit that rounds up.
-    fraction = f"0*\\.(?:0{{0,{places - 1}}}[1-9]|0{{{places}}}[5-9])[0-9]*"
-    positive = f"\\+?(?:{whole}|{fraction})"
-    if not allow_zero:
-        return _trimmed(positive)
-    rounds_to_zero = f"(?:0{{0,{places}}}|0{{{places}}}[0-4][0-9]*)"
-    zero = f"[+-]?(?:0+(?:\\.{rounds_to_zero})?|0*\\.(?:0{{1,{places}}}|0{{{places}}}[0-4][0-9]*))"
-    return _trimmed(f"{positive}|{zero}")
-
-
-def _amount_number(*, allow_zero: bool) -> dict:
-    half_a_place = float(Decimal(1).scaleb(-parsing.MAX_AMOUNT_DECIMAL_PLACES) / 2)
-    number = {"type": "number", "maximum": 10**parsing.MAX_AMOUNT_INTEGER_DIGITS, "exclusiveMaximum": True}
-    if allow_zero:  # -0.0000004 is kept as 0
-        return {**number, "minimum": -half_a_place, "exclusiveMinimum": True}
-    return {**number, "minimum": half_a_place}
-
-
-def _letters(letters: str) -> str:
-    return "[" + "".join(f"{c.upper()}{c.lower()}" for c in letters) + "]"
-
-
-def _case_blind(word: str) -> str:
-    return "".join(_letters(c) for c in word)
-
-
-def _case_blind_codes(codes: list[str]) -> str:
-    """Three-letter codes in any case, grouped by their first two letters (AED|AFN is A(E D|F N))."""
-    tree: dict[str, dict[str, str]] = {}
-    for code in codes:
-        seconds = tree.setdefault(code[0], {})
-        seconds[code[1]] = seconds.get(code[1], "") + code[2]
-    return "|".join(
-        _letters(first)
-        + "(?:"
-        + "|".join(_letters(second) + _letters(thirds) for second, thirds in seconds.items())
-        + ")"
-        for first, seconds in tree.items()
-    )
-
-
-CURRENCY_PATTERN = _trimmed(_case_blind_codes(parsing.currency_codes()))
-FLAG_PATTERN = _trimmed(f"{_case_blind('true')}|{_case_blind('false')}")
-
-
-def _whole_number_of_at_most(length: int) -> dict:
-    """Numbers without a fraction whose digits (and minus sign) fit in `length` characters."""
-    return {
-        "type": "number",
-        "multipleOf": 1,
-        "minimum": -(10 ** (length - 1) - 1),
-        "maximum": 10**length - 1,
-    }
-
-
-def _nullable(schema: dict, rule: serializers.Field) -> dict:
-    return {**schema, "nullable": True} if rule.allow_null else schema
-
 
 # --- the fields ------------------------------------------------------------------------------------
 
@@ -151,8 +75,8 @@ class OrderIdField(RuleField):
         length = parsing.MAX_ORDER_ID_LENGTH
         return {
             "oneOf": [
-                _whole_number_of_at_most(length),
-                {"type": "string", "pattern": _trimmed(_text_of_at_most(length))},
+                whole_number_of_at_most(length),
+                {"type": "string", "pattern": trimmed(text_of_at_most(length))},
             ]
         }
 
@@ -168,8 +92,8 @@ class AmountField(RuleField):
     def json_schema(self):
         return {
             "oneOf": [
-                _amount_number(allow_zero=self.allow_zero),
-                {"type": "string", "pattern": _amount_pattern(allow_zero=self.allow_zero)},
+                amount_number(allow_zero=self.allow_zero),
+                {"type": "string", "pattern": amount_pattern(allow_zero=self.allow_zero)},
             ]
         }
 
@@ -189,7 +113,7 @@ class FlagField(RuleField):
         return parsing.parse_bool(value)
 
     def json_schema(self):
-        return _nullable({"oneOf": [{"type": "boolean"}, {"type": "string", "pattern": FLAG_PATTERN}]}, self)
+        return nullable({"oneOf": [{"type": "boolean"}, {"type": "string", "pattern": FLAG_PATTERN}]}, self)
 
 
 class OptionalTextField(RuleField):
@@ -205,8 +129,8 @@ class OptionalTextField(RuleField):
     def json_schema(self):
         # An integer's digits count as its characters; 12.0 is not an integer here (OpenAPI 3.0).
         limit = self.max_length
-        text = {"type": "string", "pattern": f"^{SPACE}*(?:{_text_of_at_most(limit)})?{SPACE}*$"}
-        return _nullable(
+        text = {"type": "string", "pattern": f"^{SPACE}*(?:{text_of_at_most(limit)})?{SPACE}*$"}
+        return nullable(
             {
                 "oneOf": [
                     text,
@@ -225,9 +149,7 @@ class EmailHashField(RuleField):
         return hash_email(email) if email else None
 
     def json_schema(self):
-        return _nullable(
-            {"type": "string", "pattern": f"^{SPACE}*(?:{_text_of_at_most(320)})?{SPACE}*$"}, self
-        )
+        return nullable({"type": "string", "pattern": f"^{SPACE}*(?:{text_of_at_most(320)})?{SPACE}*$"}, self)
 
 
 class ClickIdField(RuleField):
@@ -235,8 +157,8 @@ class ClickIdField(RuleField):
         return parsing.parse_click_id(value)
 
     def json_schema(self):
-        return _nullable(
-            {"type": "string", "pattern": _trimmed(f"(?:{parsing.CLICK_ID_PATTERN.pattern})?")}, self
+        return nullable(
+            {"type": "string", "pattern": trimmed(f"(?:{parsing.CLICK_ID_PATTERN.pattern})?")}, self
         )
 
 
@@ -261,7 +183,7 @@ class HostField(RuleField):
         return value
 
     def json_schema(self):
-        return _nullable({"type": "string"} if self.allow_null else {"type": "string", "minLength": 1}, self)
+        return nullable({"type": "string"} if self.allow_null else {"type": "string", "minLength": 1}, self)
 
 
 class PathTextField(RuleField):

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from attribution.field_schemas import SPACE
 from attribution.models import Order
 from attribution.parsing import FieldError, loads_strict
 from attribution.serializers import (
-    SPACE,
     AmountUpdateSerializer,
     CancellationSerializer,
     OrderConfirmationSerializer,

@@ -1,0 +1,39 @@
+"""What the attribution admin pages share: read-only pages, and adjustments shown in minor units."""
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from ..money import in_minor_units
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class AdjustmentDisplay:
+    """Adjustment amounts in the currency's minor units, and the order they belong to."""
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return f"{in_minor_units(obj.amount, obj.currency)} {obj.currency}"
+
+    @admin.display(description="order")
+    def order_link(self, obj):
+        url = reverse("admin:attribution_commission_change", args=[obj.commission_id])
+        return format_html('<a href="{}">{}</a>', url, obj.commission.order.order_id)
+
+    @admin.display(description="creator")
+    def creator(self, obj):
+        return obj.commission.creator.name
+
+    @admin.display(description="statement")
+    def statement_month(self, obj):
+        return f"{obj.statement.month:%Y-%m}"

@@ -1,0 +1,144 @@
+"""Creator links and clicks (editable), orders and commissions (read-only, with their amount changes and
+adjustments)."""
+
+from django.contrib import admin
+from django.db import models
+from django.urls import reverse
+from django.utils.html import format_html
+
+from config.lib.admin import saved_time
+
+from ..models import Adjustment, AmountChange, Click, Commission, CreatorLink, Order
+from .common import AdjustmentDisplay, ReadOnlyAdmin
+
+
+@admin.register(CreatorLink)
+class CreatorLinkAdmin(admin.ModelAdmin):
+    """Links are checked on save (CreatorLink.clean): the destination must be a property of the brand."""
+
+    list_display = ["code", "short_link", "brand", "creator", "destination_url", "discount_code", "is_active"]
+    list_filter = ["is_active", "brand"]
+    list_select_related = ["brand", "creator", "discount_code"]
+    search_fields = ["code", "creator__name", "destination_url", "brand__name"]
+    autocomplete_fields = ["brand", "creator", "discount_code"]
+    readonly_fields = ["created"]
+    date_hierarchy = "created_at"
+    fields = ["brand", "creator", "code", "destination_url", "discount_code", "is_active", "created"]
+    # A destination typed without a scheme is a brand's https page, never http.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    @admin.display(description="created at")
+    def created(self, obj):
+        return saved_time(obj.created_at if obj else None, obj)
+
+    @admin.display(description="link")
+    def short_link(self, obj):
+        path = reverse("links:follow", args=[obj.code])
+        return format_html('<a href="{}" rel="noopener" target="_blank">{}</a>', path, path)
+
+
+@admin.register(Click)
+class ClickAdmin(admin.ModelAdmin):
+    list_display = ["click_id", "brand", "property", "creator", "clicked_at"]
+    list_filter = ["brand"]
+    list_select_related = ["brand", "property", "creator"]
+    search_fields = ["click_id", "creator__name"]
+    date_hierarchy = "clicked_at"
+    readonly_fields = ["click_id"]
+    autocomplete_fields = ["brand", "property", "creator"]
+
+
+class CommissionInline(admin.StackedInline):
+    model = Commission
+    extra = 0
+    can_delete = False
+    readonly_fields = [
+        "state",
+        "creator",
+        "amount",
+        "currency",
+        "rate_percent",
+        "order_amount",
+        "created_at",
+        "cancelled_at",
+        "locked_at",
+        "paid_at",
+        "paid_amount",
+        "statement",
+    ]
+    fields = readonly_fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Order)
+class OrderAdmin(ReadOnlyAdmin):
+    list_display = [
+        "order_id",
+        "brand",
+        "is_test",
+        "amount",
+        "currency",
+        "outcome",
+        "attribution",
+        "received_at",
+    ]
+    list_filter = ["brand", "is_test", "outcome", "attribution"]
+    list_select_related = ["brand"]
+    search_fields = ["order_id"]
+    date_hierarchy = "received_at"
+    raw_id_fields = ["click", "discount_code", "creator", "property"]
+    inlines = [CommissionInline]
+
+
+class AmountChangeInline(admin.TabularInline):
+    model = AmountChange
+    extra = 0
+    can_delete = False
+    fields = ["changed_at", "old_order_amount", "new_order_amount", "old_amount", "new_amount", "request_id"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class CommissionAdjustmentInline(AdjustmentDisplay, admin.TabularInline):
+    model = Adjustment
+    fk_name = "commission"
+    extra = 0
+    can_delete = False
+    fields = ["created_at", "reason", "shown_amount", "statement_month", "request_id"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("statement")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Commission)
+class CommissionAdmin(ReadOnlyAdmin):
+    list_display = [
+        "order",
+        "brand",
+        "creator",
+        "state",
+        "amount",
+        "currency",
+        "is_test",
+        "created_at",
+        "locked_at",
+        "statement",
+    ]
+    list_filter = ["state", "is_test", "brand"]
+    list_select_related = ["order", "brand", "creator", "statement__brand"]
+    search_fields = ["order__order_id", "creator__name"]
+    date_hierarchy = "created_at"
+    raw_id_fields = ["order", "creator", "statement"]
+    inlines = [AmountChangeInline, CommissionAdjustmentInline]
+
+    def lookup_allowed(self, lookup, value, request=None):
+        # The statement page links here for the commissions behind it.
+        return lookup == "statement__id__exact" or super().lookup_allowed(lookup, value, request)
