@@ -35,7 +35,7 @@ def order(request, chosen, order_id: str):
     if page is None:
         raise Http404("No order or event with this id for this brand.")
     for row in page.events:
-        info = info_of(row["outcome"])
+        info = info_of(row["outcome"], row["endpoint"])  # a tracked cancel cancelled; it attributed nothing
         row["label"] = info.label if info else ""
         row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
     return render(request, "health/order.html", {**chosen.context, "page": page, "is_test": is_test})

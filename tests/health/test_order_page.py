@@ -58,6 +58,15 @@ def test_alice_sees_the_order_its_money_side_and_every_event(
     assert len(re.findall(r'<a href="/health/events/\d+/" title="[0-9a-f]+"><code>', html)) == 2
 
 
+def test_each_event_is_labelled_as_its_endpoint_answered_it(alice_client, ordered):
+    text = page_text(alice_client.get(ordered))
+
+    assert "Cancel tracked Cancelled: the order's commission was cancelled" in text
+    assert "Update tracked Updated: the commission follows the new total" in text
+    assert "Order confirmation tracked Attributed: a commission was created" in text
+    assert text.count("Attributed:") == 1
+
+
 def test_bob_gets_a_404_for_acmes_order_and_anonymous_is_sent_to_sign_in(client, bob, ordered):
     assert client.get(ordered).status_code == 302
     client.force_login(bob)
