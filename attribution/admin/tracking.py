@@ -8,7 +8,7 @@ from django.utils.html import format_html
 
 from config.lib.admin import saved_time
 
-from ..models import Adjustment, AmountChange, Click, Commission, CreatorLink, Order
+from ..models import Adjustment, AmountChange, Click, Commission, CommissionStateChange, CreatorLink, Order
 from .common import AdjustmentDisplay, ReadOnlyAdmin
 
 
@@ -92,6 +92,20 @@ class OrderAdmin(ReadOnlyAdmin):
     inlines = [CommissionInline]
 
 
+class StateChangeInline(admin.TabularInline):
+    """Every state move of the commission (Commission.move_to), with why and the request behind it."""
+
+    model = CommissionStateChange
+    verbose_name_plural = "state history"
+    extra = 0
+    can_delete = False
+    fields = ["changed_at", "from_state", "to_state", "cause", "request_id"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 class AmountChangeInline(admin.TabularInline):
     model = AmountChange
     extra = 0
@@ -137,7 +151,7 @@ class CommissionAdmin(ReadOnlyAdmin):
     search_fields = ["order__order_id", "creator__name"]
     date_hierarchy = "created_at"
     raw_id_fields = ["order", "creator", "statement"]
-    inlines = [AmountChangeInline, CommissionAdjustmentInline]
+    inlines = [StateChangeInline, AmountChangeInline, CommissionAdjustmentInline]
 
     def lookup_allowed(self, lookup, value, request=None):
         # The statement page links here for the commissions behind it.

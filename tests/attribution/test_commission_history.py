@@ -155,3 +155,15 @@ def test_the_read_api_shows_the_moves_in_order(client, brand, prop, key, ana):
             "request_id": "req-cancel-2",
         },
     ]
+
+
+def test_the_commissions_admin_page_shows_the_moves(admin_client, brand, key, ana):
+    commission = pending(brand, "A-1", creator=ana, amount="5.00", closes_at=OCT_10)
+    lock_due_commissions(now=OCT_20)
+    cancel(key, "A-1", at=NOV_03, request_id="req-cancel-3")
+
+    page = admin_client.get(f"/admin/attribution/commission/{commission.pk}/change/").content.decode()
+
+    assert "State history" in page
+    assert page.index("Return window closed (lock_commissions)") < page.index("Cancel request")
+    assert "req-cancel-3" in page
