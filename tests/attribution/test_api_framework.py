@@ -25,6 +25,7 @@ def test_unknown_api_paths_answer_json_404(db, path):
     response = client.post(path, "{}", content_type="application/json")
     assert response.status_code == 404
     assert response.json() == {"success": False, "outcome": "not_found", "error": f"No endpoint at {path}."}
+    assert response.content.startswith(b'{"success":false,')  # written as every other answer is
 
 
 @pytest.mark.parametrize(
