@@ -123,10 +123,11 @@ class Commission(models.Model):
         CommissionStateChange row, and the `alongside` rows (config.lib.statements.Row: the outcome row of
         the request that moved it), all or nothing (one statement on PostgreSQL).
 
-        The UPDATE applies only while the row is still in the state this instance was read in; it takes
-        the row lock as it writes, so a move decided on a stale read raises StateChanged instead of being
-        applied twice (a caller that read the row FOR UPDATE always passes; cancel reads it without a lock
-        and decides again when it did not). A lock puts the commission on `statement`, and only a lock does;
+        The UPDATE applies only while the row is still as this instance was read (its state and its last
+        change time); it takes the row lock as it writes, so a move decided on a stale read raises
+        StateChanged instead of being applied twice or stamped before a change it did not see (a caller
+        that read the row FOR UPDATE always passes; cancel reads it without a lock and decides again when
+        it did not). A lock puts the commission on `statement`, and only a lock does;
         a payment freezes the amount paid.
         """
         old, state = Commission.State(self.state), Commission.State(state)
@@ -148,19 +149,21 @@ class Commission(models.Model):
                 "cause": str(cause),
             },
         )
+        read = {"state": old.value, "updated_at": self.updated_at}
         self.state, self.updated_at = state, at
         setattr(self, _STAMPS[state], at)
         if state == self.State.LOCKED:
             self.statement = statement
         if state == self.State.PAID:
             self.paid_amount = self.amount
-        if not write_guarded(self, _MOVED[state], where={"state": old.value}, rows=[history, *alongside]):
+        if not write_guarded(self, _MOVED[state], where=read, rows=[history, *alongside]):
             raise self.StateChanged(f"commission {self.pk} is no longer {old}")
 
     def change_amount(self, order_amount, amount, *, at, request_id: str = "", alongside=()) -> None:
         """The one way a commission's amounts change: write the new order total and commission with their
         AmountChange history row, and the `alongside` rows, all or nothing, while the row still holds the
-        state and amounts this instance was read with (else StateChanged, nothing written)."""
+        state, amounts and last change time this instance was read with (else StateChanged, nothing
+        written)."""
         history = Row(
             AmountChange,
             {
@@ -174,7 +177,12 @@ class Commission(models.Model):
                 "request_id": request_id,
             },
         )
-        read = {"state": self.state, "order_amount": self.order_amount, "amount": self.amount}
+        read = {
+            "state": self.state,
+            "order_amount": self.order_amount,
+            "amount": self.amount,
+            "updated_at": self.updated_at,
+        }
         self.order_amount, self.amount, self.updated_at = order_amount, amount, at
         if not write_guarded(
             self, ["order_amount", "amount", "updated_at"], where=read, rows=[history, *alongside]

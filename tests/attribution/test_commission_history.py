@@ -131,6 +131,19 @@ def test_a_move_decided_on_a_stale_read_is_refused_and_writes_nothing(brand, ana
     assert fresh(commission).cancelled_at == OCT_10
 
 
+def test_a_cancel_decided_before_an_amount_change_it_did_not_see_is_refused(brand, key, ana):
+    # The cancel read the commission, then an update changed its amounts (not its state): cancelling on
+    # that read would stamp the cancel before the change it never saw.
+    commission = pending(brand, "A-1", creator=ana, amount="5.00")
+    stale = fresh(commission)
+    update(key, "A-1", "40.00", at=OCT_20)
+
+    with pytest.raises(Commission.StateChanged), transaction.atomic():
+        stale.move_to(State.CANCELLED, at=OCT_10, cause=Cause.CANCEL)
+
+    assert moves(commission) == []
+
+
 def test_the_read_api_shows_the_moves_in_order(client, brand, prop, key, ana):
     pending(brand, "A-1", creator=ana, amount="5.00", closes_at=OCT_10)
     lock_due_commissions(now=OCT_20)
