@@ -1,4 +1,5 @@
-"""What the attribution admin pages share: read-only pages, and adjustments shown in minor units."""
+"""What the attribution admin pages share: read-only pages and history tables, and adjustments shown in
+minor units."""
 
 from django.contrib import admin
 from django.urls import reverse
@@ -37,3 +38,17 @@ class AdjustmentDisplay:
     @admin.display(description="statement")
     def statement_month(self, obj):
         return f"{obj.statement.month:%Y-%m}"
+
+
+class HistoryInline(admin.TabularInline):
+    """Rows that record what happened to the parent (moves, amount changes, adjustments): listed with it,
+    never added, changed or deleted here. A subclass names its `model` and `fields`."""
+
+    extra = 0
+    can_delete = False
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.fields
+
+    def has_add_permission(self, request, obj=None):
+        return False

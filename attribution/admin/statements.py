@@ -11,22 +11,16 @@ from django.utils.safestring import mark_safe
 from .. import billing, selectors
 from ..models import Adjustment, Statement
 from ..money import in_minor_units
-from .common import AdjustmentDisplay, ReadOnlyAdmin
+from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
 
 
-class StatementAdjustmentInline(AdjustmentDisplay, admin.TabularInline):
+class StatementAdjustmentInline(AdjustmentDisplay, HistoryInline):
     model = Adjustment
     fk_name = "statement"
-    extra = 0
-    can_delete = False
     fields = ["created_at", "order_link", "creator", "reason", "shown_amount", "request_id"]
-    readonly_fields = fields
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("commission__order", "commission__creator")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 def _figures_html(figures) -> str:

@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from config.lib.admin import saved_time
 
 from ..models import Adjustment, AmountChange, Click, Commission, CommissionStateChange, CreatorLink, Order
-from .common import AdjustmentDisplay, ReadOnlyAdmin
+from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
 
 
 @admin.register(CreatorLink)
@@ -92,44 +92,26 @@ class OrderAdmin(ReadOnlyAdmin):
     inlines = [CommissionInline]
 
 
-class StateChangeInline(admin.TabularInline):
+class StateChangeInline(HistoryInline):
     """Every state move of the commission (Commission.move_to), with why and the request behind it."""
 
     model = CommissionStateChange
     verbose_name_plural = "state history"
-    extra = 0
-    can_delete = False
     fields = ["changed_at", "from_state", "to_state", "cause", "request_id"]
-    readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
-class AmountChangeInline(admin.TabularInline):
+class AmountChangeInline(HistoryInline):
     model = AmountChange
-    extra = 0
-    can_delete = False
     fields = ["changed_at", "old_order_amount", "new_order_amount", "old_amount", "new_amount", "request_id"]
-    readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
-class CommissionAdjustmentInline(AdjustmentDisplay, admin.TabularInline):
+class CommissionAdjustmentInline(AdjustmentDisplay, HistoryInline):
     model = Adjustment
     fk_name = "commission"
-    extra = 0
-    can_delete = False
     fields = ["created_at", "reason", "shown_amount", "statement_month", "request_id"]
-    readonly_fields = fields
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("statement")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Commission)

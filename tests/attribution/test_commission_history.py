@@ -173,10 +173,13 @@ def test_the_read_api_shows_the_moves_in_order(client, brand, prop, key, ana):
 def test_the_commissions_admin_page_shows_the_moves(admin_client, brand, key, ana):
     commission = pending(brand, "A-1", creator=ana, amount="5.00", closes_at=OCT_10)
     lock_due_commissions(now=OCT_20)
+    pay_statement(statement_id=Statement.objects.get(brand=brand).pk, at=NOV_03)
     cancel(key, "A-1", at=NOV_03, request_id="req-cancel-3")
 
     page = admin_client.get(f"/admin/attribution/commission/{commission.pk}/change/").content.decode()
 
     assert "State history" in page
-    assert page.index("Return window closed (lock_commissions)") < page.index("Cancel request")
+    moves_shown = [page.index(cause) for cause in ["lock_commissions)", "Statement paid", "Cancel request"]]
+    assert moves_shown == sorted(moves_shown)
     assert "req-cancel-3" in page
+    assert "Cancelled after payment" in page and "-5.00 USD" in page  # its clawback adjustment
