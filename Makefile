@@ -19,12 +19,15 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # The task runner (alerts, notifications, roll-up, spool replay, locking, pruning: docs/alerts.md) runs
-# beside the web server; Ctrl-C stops the server, and the trap stops the runner.
+# beside the web server; Ctrl-C stops the server, and the trap stops the runner. The runner gets a session
+# of its own (os.setsid, portable where the setsid command is not): a stop signal sent to the whole group
+# (an IDE's stop button, `timeout`) would reach django-q2's worker processes directly, and one killed
+# while holding the cluster's shared stop event leaves the runner hung; the trap stops it in order.
 run: export SITE_URL = http://$(HOST):$(PORT)
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT) $(if $(RESET),--reset)
-	@$(BIN)/python manage.py qcluster & worker=$$!; \
+	@$(BIN)/python -c 'import os, sys; os.setsid(); os.execv(sys.executable, [sys.executable, "manage.py", "qcluster"])' & worker=$$!; \
 	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker' INT TERM EXIT; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
