@@ -47,6 +47,11 @@ if _db["ENGINE"] == "django.db.backends.postgresql":
 else:
     # SQLite: wait for the writer lock instead of failing at once under concurrent requests.
     _db.setdefault("OPTIONS", {})["timeout"] = 20
+    # ... and take it when a transaction begins: a transaction that read first and writes later (as
+    # update_or_create does) is refused "database is locked" at once when another writer is in between,
+    # without waiting, since SQLite would otherwise deadlock. `make run` writes from the server and the
+    # task runner's workers at the same time.
+    _db["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 
 CACHES = {
     "default": env.cache("REDIS_URL")

@@ -1323,7 +1323,9 @@ THROTTLE = 1
 
 
 def statements(captured) -> list[str]:
-    return [q["sql"].split()[0] for q in captured.captured_queries if q["sql"] not in ("BEGIN", "COMMIT")]
+    """The first word of each statement, without the transaction's own (BEGIN IMMEDIATE on SQLite, COMMIT)."""
+    words = [q["sql"].split()[0] for q in captured.captured_queries]
+    return [word for word in words if word not in ("BEGIN", "COMMIT")]
 
 
 def stored_with_its_record(*rows: str) -> list[str]:

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
 from attribution.models import Commission, Order
@@ -163,3 +163,36 @@ def test_a_connection_the_server_ended_is_replaced_before_the_next_request_uses_
         new_pid = cursor.fetchone()[0]
 
     assert new_pid != old_pid
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's own locking; PostgreSQL locks rows")
+def test_a_sqlite_transaction_takes_the_write_lock_as_it_begins_so_it_never_has_to_upgrade(
+    tmp_path, django_db_blocker
+):
+    # A transaction that reads and then writes (update_or_create does) would otherwise hold only a read
+    # lock until its write, and SQLite refuses that upgrade at once, without waiting, when another
+    # writer came in between: "database is locked" under `make run`, where the server and the task
+    # runner's workers write at the same time. Taken at BEGIN, the lock makes the other writer wait.
+    from django.db.backends.sqlite3.base import DatabaseWrapper
+
+    def connect(*, timeout: float) -> DatabaseWrapper:
+        options = {**connection.settings_dict["OPTIONS"], "timeout": timeout}
+        return DatabaseWrapper(
+            {**connection.settings_dict, "NAME": str(tmp_path / "db.sqlite3"), "OPTIONS": options},
+            alias="locking",
+        )
+
+    with django_db_blocker.unblock():
+        reader_then_writer, other_writer = connect(timeout=5), connect(timeout=0.01)
+        reader_then_writer.cursor().execute("CREATE TABLE t (x integer)")
+
+        reader_then_writer.set_autocommit(False, force_begin_transaction_with_broken_autocommit=True)
+        reader_then_writer.cursor().execute("SELECT count(*) FROM t")  # it has only read so far
+        with pytest.raises(OperationalError, match="database is locked"):
+            other_writer.set_autocommit(False, force_begin_transaction_with_broken_autocommit=True)
+        reader_then_writer.cursor().execute("INSERT INTO t VALUES (1)")  # no upgrade to be refused
+        reader_then_writer.commit()
+
+        assert reader_then_writer.cursor().execute("SELECT count(*) FROM t").fetchone() == (1,)
+        reader_then_writer.close()
+        other_writer.close()
