@@ -72,12 +72,9 @@ def _parse_change(payload, result: Result, *, request: type[RequestSerializer]) 
         )
         return None
     checked = request.check(payload)
-    values = checked.values
-    if "order_id" in values:
-        result.order_id = values["order_id"]
-    if checked.refusal is not None:
-        result.set(*checked.refusal)
+    if checked.refused(result, order_id_field="order_id"):
         return None
+    values = checked.values
     result.is_test = values["test"]
     return _Change(
         order_id=values["order_id"],

@@ -158,12 +158,9 @@ def _parse_confirmation(payload: dict, result: Result) -> _Confirmation | None:
     """Steps 2-5 of the decision order: the field rules of OrderConfirmationSerializer, in its field
     order. On a refusal, fill `result` with its outcome and return None."""
     checked = OrderConfirmationSerializer.check(payload)
-    values = checked.values
-    if "orderId" in values:
-        result.order_id = values["orderId"]
-    if checked.refusal is not None:
-        result.set(*checked.refusal)
+    if checked.refused(result, order_id_field="orderId"):
         return None
+    values = checked.values
     return _Confirmation(
         order_id=values["orderId"],
         amount=values["orderAmount"],

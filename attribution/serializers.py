@@ -208,6 +208,16 @@ class Checked:
     refusal: tuple[Outcome, str] | None = None
     warnings: list = field(default_factory=list)
 
+    def refused(self, result, *, order_id_field: str) -> bool:
+        """Tell `result` (attribution.outcomes.Result) the order id when the rules read one, so even a
+        refusal names its order, and the refusal when there is one; True when there is."""
+        if order_id_field in self.values:
+            result.order_id = self.values[order_id_field]
+        if self.refusal is None:
+            return False
+        result.set(*self.refusal)
+        return True
+
 
 class RequestSerializer(serializers.Serializer):
     """A request whose fields are field rules, declared in the decision order."""
