@@ -55,16 +55,21 @@ def behind_the_load_balancer(settings):
     return through
 
 
-def test_failures_from_an_attacker_behind_the_load_balancer_do_not_lock_the_real_user_out(
-    client, brand, behind_the_load_balancer
-):
-    MembershipFactory(brand=brand, user=UserFactory(username="alice"))
-    for _ in range(3):  # forging the user's own address changes nothing: the balancer appends the real one
+def _attacker_forging_alices_address_fails_three_times(client, behind_the_load_balancer):
+    # Forging the user's own address changes nothing: the balancer appends the real one.
+    for _ in range(3):
         client.post(
             "/accounts/login/",
             {"username": "alice", "password": "wrong"},
             **behind_the_load_balancer("203.0.113.66", forged="198.51.100.7"),
         )
+
+
+def test_failures_from_an_attacker_behind_the_load_balancer_do_not_lock_the_real_user_out(
+    client, brand, behind_the_load_balancer
+):
+    MembershipFactory(brand=brand, user=UserFactory(username="alice"))
+    _attacker_forging_alices_address_fails_three_times(client, behind_the_load_balancer)
 
     response = client.post(
         "/accounts/login/",
@@ -80,12 +85,7 @@ def test_behind_the_load_balancer_the_attackers_own_address_is_locked(
     client, brand, behind_the_load_balancer
 ):
     MembershipFactory(brand=brand, user=UserFactory(username="alice"))
-    for _ in range(3):
-        client.post(
-            "/accounts/login/",
-            {"username": "alice", "password": "wrong"},
-            **behind_the_load_balancer("203.0.113.66", forged="198.51.100.7"),
-        )
+    _attacker_forging_alices_address_fails_three_times(client, behind_the_load_balancer)
 
     response = client.post(
         "/accounts/login/",

@@ -9,8 +9,8 @@ its own tests.
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.test import Client
+
+from tests.health.browser.session import sign_in
 
 WIDTHS = {"1280px": 1280, "400px": 400}
 
@@ -28,13 +28,7 @@ def open_page(new_context, live_server, width, pytestconfig):
 
     def open_(user, path: str, *, shot: str | None = None):
         context = new_context(viewport={"width": width, "height": 900}, base_url=live_server.url)
-        if user is not None:
-            client = Client()
-            client.force_login(user)
-            cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-            context.add_cookies(
-                [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-            )
+        sign_in(context, user, live_server.url)
         page = context.new_page()
         page.goto(path)
         if shot and folder:

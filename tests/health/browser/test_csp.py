@@ -3,12 +3,11 @@ reported, the stylesheets apply and the pages' own scripts run. Also the event p
 with the JSON types it was sent with, and no email address."""
 
 import pytest
-from django.conf import settings
-from django.test import Client
 from django.urls import reverse
 
 from health.models import OutcomeEvent
 from tests import factories
+from tests.health.browser.session import sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,13 +47,7 @@ def watched(new_context, live_server):
 
     def open_(user):
         context = new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
-        if user is not None:
-            client = Client()
-            client.force_login(user)
-            cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-            context.add_cookies(
-                [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-            )
+        sign_in(context, user, live_server.url)
         context.add_init_script(WATCH)
         return context.new_page()
 
