@@ -18,7 +18,7 @@ from config.lib.statements import Row, SelectStatement
 from health.models import OutcomeEvent
 from health.recording import Receipt, record, row_values
 
-from . import billing, parsing
+from . import billing
 from .models import Adjustment, Commission, CommissionStateChange, Order
 from .money import commission_amount, money, order_total
 from .outcomes import Outcome, Result, say
@@ -60,10 +60,7 @@ def _parse_change(payload, result: Result, *, request: type[RequestSerializer]) 
     if not isinstance(payload, dict):
         result.set(Outcome.INVALID_PARAMS, say("change.not_an_object"))
         return None
-    try:  # a test event rejected below is still counted apart from live ones
-        result.is_test = request.rules["test"].parse(payload.get("test"))
-    except parsing.FieldError:
-        pass
+    result.is_test = request.asks_for_test(payload)
     missing = [name for name in request.required_names if payload.get(name) is None]
     if missing:
         required = ", ".join(request.required_names)

@@ -83,13 +83,12 @@ def _judge(*, payload, received_at: datetime) -> tuple[Result, store.OrderRows |
 
     resolution = _resolve_event(payload)
     brand = resolution.brand
-    test_flag = payload.get("test")
     result = Result(
         Outcome.INVALID_PARAMS,
         "",
         brand_id=brand.id if brand else None,
         order_id=_display_order_id(payload.get("orderId")),
-        is_test=test_flag is True or (isinstance(test_flag, str) and test_flag.strip().lower() == "true"),
+        is_test=OrderConfirmationSerializer.asks_for_test(payload),
     )
 
     fields = _parse_confirmation(payload, result)

@@ -236,6 +236,15 @@ class RequestSerializer(serializers.Serializer):
         )
 
     @classmethod
+    def asks_for_test(cls, payload: dict) -> bool:
+        """Whether the body names the test namespace, read before the other rules so that a refused test
+        event is still counted apart from live ones; False when its `test` is unreadable."""
+        try:
+            return bool(cls.rules["test"].parse(payload.get("test")))
+        except parsing.FieldError:
+            return False
+
+    @classmethod
     def check(cls, payload: dict) -> Checked:
         """Run every field rule in the decision order; the first refusal decides."""
         checked = Checked({})
