@@ -113,9 +113,6 @@ class Commission(models.Model):
     def __str__(self):
         return f"{self.amount} {self.currency} for order {self.order.order_id} ({self.state})"
 
-    def can_move_to(self, state: "Commission.State") -> bool:
-        return state in self.TRANSITIONS[Commission.State(self.state)]
-
     def move_to(
         self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None, alongside=()
     ) -> None:
