@@ -27,8 +27,9 @@ GROUPS = [
 GROUP_LABELS = dict(GROUPS)
 
 
-def info_of(code: str, endpoint: str = "") -> OutcomeInfo | None:
-    """The outcome's status, label and fix as `endpoint` answered it (attribution.outcomes.info)."""
+def info_of(code: str, endpoint: str) -> OutcomeInfo | None:
+    """The outcome's status, label and fix as `endpoint` answered it (attribution.outcomes.info). The
+    endpoint is required: the same code means something else on each (a tracked cancel attributed nothing)."""
     return outcomes.info(code, endpoint)
 
 
