@@ -15,8 +15,8 @@ from django.db import DatabaseError, connection, transaction
 
 from brands.resolution import Resolution, resolve_host
 from config.lib.statements import Row, SelectStatement
-from health.models import OutcomeEvent
-from health.recording import Receipt, record, row_values
+from health.log.models import OutcomeEvent
+from health.log.recording import Receipt, record, row_values
 
 from . import billing
 from .models import Adjustment, Commission, CommissionStateChange, Order

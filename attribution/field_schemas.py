@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from . import parsing
+from attribution import parsing
 
 # The characters str.strip() removes: the rules trim every string they read.
 SPACE = r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"

@@ -16,7 +16,7 @@ from django.db import DatabaseError
 from brands.models import Creator, DiscountCode, KnownShopper
 from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.lib.statements import SelectStatement
-from health.recording import Receipt
+from health.log.recording import Receipt
 
 from . import store
 from .models import Attribution, Click, Order

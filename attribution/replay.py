@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError, connection, transaction
 
 from brands.models import DeveloperKey
-from health.models import Endpoint
-from health.recording import EventRecord, record_resolution
+from health.log.models import Endpoint
+from health.log.recording import EventRecord, record_resolution
 
 from . import changes, orders, spool
 from .models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay

@@ -2,7 +2,7 @@
 
 Each field holds one field rule of attribution.parsing (its `parse`) and the JSON Schema of exactly what
 that rule accepts (its `openapi_schema`, built from attribution.field_schemas and served at /api/schema/
-through attribution.schema). A serializer
+through attribution.api.schema). A serializer
 declares its fields in the decision order (docs/decisions.md, "Decision order of an order confirmation";
 docs/api.md for cancel and update): `check` runs their rules in that order and stops at the first
 refusal, answered with the outcome the field names and its fix sentence from attribution.outcomes.
@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 
 from rest_framework import serializers
 
-from brands.hosts import hash_email
-
-from . import parsing
-from .field_schemas import (
+from attribution import parsing
+from attribution.field_schemas import (
     CURRENCY_PATTERN,
     FLAG_PATTERN,
     SPACE,
@@ -29,7 +27,8 @@ from .field_schemas import (
     trimmed,
     whole_number_of_at_most,
 )
-from .outcomes import Outcome, field_error
+from attribution.outcomes import Outcome, field_error
+from brands.hosts import hash_email
 
 # --- the fields ------------------------------------------------------------------------------------
 

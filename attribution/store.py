@@ -16,8 +16,8 @@ from django.db import IntegrityError, connection, transaction
 
 from brands.privacy import redact_value
 from config.lib.statements import Columns, InsertStatement
-from health.models import OutcomeEvent
-from health.recording import EventRecord, record, row_values
+from health.log.models import OutcomeEvent
+from health.log.recording import EventRecord, record, row_values
 
 from .models import Commission, Order
 from .outcomes import Result

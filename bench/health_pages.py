@@ -62,7 +62,7 @@ def setup_django() -> None:
 def fill(brand, count: int) -> None:
     from django.db import connection
 
-    from health.models import OutcomeEvent
+    from health.log.models import OutcomeEvent
 
     have = OutcomeEvent.objects.filter(brand=brand).count()
     if have >= count:
@@ -115,7 +115,7 @@ def main() -> None:
     from django.test import Client
 
     from brands.models import Brand
-    from health.rollup import roll_up
+    from health.log.rollup import roll_up
 
     large, _ = Brand.objects.get_or_create(name="Health bench 1M")
     small, _ = Brand.objects.get_or_create(name="Health bench 1k")
@@ -155,7 +155,7 @@ def add_incidents(brand) -> None:
     """A resolved incident and an open one, with their notifications, as the alerts page shows them."""
     from django.utils import timezone
 
-    from health.models import Incident, Notification
+    from health.alerts.models import Incident, Notification
 
     if Incident.objects.filter(brand=brand).exists():
         return
@@ -236,9 +236,9 @@ def fill_brands() -> list[int]:
 
 
 def bench_evaluation() -> None:
-    from health.alerts import evaluate
-    from health.models import Incident
-    from health.rollup import roll_up
+    from health.alerts.evaluation import evaluate
+    from health.alerts.models import Incident
+    from health.log.rollup import roll_up
 
     fill_brands()
     roll_up()

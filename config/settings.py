@@ -81,7 +81,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "attribution.middleware.RequestIdMiddleware",
+    "attribution.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -100,10 +100,10 @@ MIDDLEWARE = [
 # for checkout pages, and the host check (CommonMiddleware's, without its redirects). Sessions, CSRF, sign-in, messages, time zones, lockout and CSP
 # serve people on pages; the API has no cookies, forms or HTML, and skips them.
 API_MIDDLEWARE = [
-    "attribution.middleware.RequestIdMiddleware",
+    "attribution.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "corsheaders.middleware.CorsMiddleware",
-    "attribution.middleware.APIHostMiddleware",
+    "attribution.api.middleware.APIHostMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -187,12 +187,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "attribution.views.api_exception_handler",
+    "EXCEPTION_HANDLER": "attribution.api.views.api_exception_handler",
     # The same rule as config.lib.clients, which the throttles, the sign-in lockout and clicks use.
     "NUM_PROXIES": NUM_PROXIES,
 }
 
-# ("N/s|m|h|d", attribution/throttles.py) Order confirmation per client address and brand: a brand's server
+# ("N/s|m|h|d", attribution/api/throttles.py) Order confirmation per client address and brand: a brand's server
 # sending a flash sale's 100 orders a second from one address fits with room to spare. Cancel, update and
 # read per developer key. Refused authentication (no key, a bad or revoked one) per client address.
 API_THROTTLE_RATES = {
@@ -211,7 +211,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "PREPROCESSING_HOOKS": ["attribution.schema.document_paths_without_trailing_slash"],
+    "PREPROCESSING_HOOKS": ["attribution.api.schema.document_paths_without_trailing_slash"],
 }
 
 # Content-Security-Policy of every page (the health pages, sign-in, the admin, Swagger UI): scripts, styles and
@@ -256,7 +256,7 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The address the service is reached at, for links in emails and webhooks (no request to build them from).
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # Webhook channels are brands' own URLs: in production they may only reach public addresses over HTTPS
-# (health/outbound.py). True lets them reach this machine's loopback over plain HTTP, so a local
+# (health/alerts/outbound.py). True lets them reach this machine's loopback over plain HTTP, so a local
 # receiver works in `make run`; private and link-local networks stay refused either way.
 WEBHOOKS_ALLOW_LOCAL = env.bool("WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
@@ -304,7 +304,7 @@ LOGGING = {
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
         },
-        "request_line": {"()": "attribution.middleware.RequestLineFormatter"},
+        "request_line": {"()": "attribution.api.middleware.RequestLineFormatter"},
     },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "json"},

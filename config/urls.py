@@ -6,9 +6,9 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from attribution import links
-from attribution.views import api_not_found
+from attribution.api.views import api_not_found
 
-handler500 = "attribution.views.server_error"
+handler500 = "attribution.api.views.server_error"
 
 # The admin's "View site" and a bare visit to the service lead to the tracking health pages.
 admin.site.site_url = "/health/"
@@ -21,7 +21,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: the Content-Security-Policy allows no inline one.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
-    path("api/", include("attribution.urls")),
+    path("api/", include("attribution.api.urls")),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

@@ -1,90 +1,13 @@
 """The outcome log and its counts for account managers: read-only, across brands."""
 
-from datetime import date, datetime, timedelta
 
 from django.contrib import admin
-from django.core.paginator import Paginator
-from django.db.models import Max, Min, QuerySet
-from django.urls import NoReverseMatch, reverse
-from django.utils import timezone
-from django.utils.functional import cached_property
+from django.urls import reverse
 from django.utils.html import format_html
 
 from attribution.outcomes import RECORDED
-
-from .models import DailyOutcomeCount, OutcomeEvent
-
-# The changelist counts at most this many rows: a COUNT(*) over millions of events would cost more
-# than the page it labels. Narrow with the filters to reach older events.
-COUNT_CAP = 10_000
-
-
-class CappedCountPaginator(Paginator):
-    @cached_property
-    def count(self):
-        return self.object_list.order_by()[:COUNT_CAP].count()
-
-
-class CalendarQuerySet(QuerySet):
-    """Date drill-down links from the first and last date (two index probes) instead of a
-    SELECT DISTINCT over every row, which the admin's date_hierarchy would run on millions of events.
-    A link may lead to a day without events; that costs an empty page, not a full scan."""
-
-    def dates(self, field_name, kind, order="ASC"):
-        return self._calendar(field_name, kind, order, as_datetimes=False)
-
-    def datetimes(self, field_name, kind, order="ASC", tzinfo=None):
-        return self._calendar(field_name, kind, order, as_datetimes=True, tzinfo=tzinfo)
-
-    def _calendar(self, field_name, kind, order, *, as_datetimes, tzinfo=None):
-        bounds = self.aggregate(first=Min(field_name), last=Max(field_name))
-        first, last = bounds["first"], bounds["last"]
-        if first is None or kind not in ("year", "month", "day"):
-            return []
-        if as_datetimes:
-            zone = tzinfo or timezone.get_current_timezone()
-            first, last = first.astimezone(zone).date(), last.astimezone(zone).date()
-        steps = []
-        current = _truncate(first, kind)
-        while current <= last:
-            steps.append(current)
-            current = _next(current, kind)
-        if as_datetimes:
-            steps = [datetime(d.year, d.month, d.day, tzinfo=zone) for d in steps]
-        return steps[::-1] if order == "DESC" else steps
-
-
-def _truncate(day: date, kind: str) -> date:
-    if kind == "year":
-        return date(day.year, 1, 1)
-    if kind == "month":
-        return date(day.year, day.month, 1)
-    return day
-
-
-def _next(day: date, kind: str) -> date:
-    if kind == "year":
-        return date(day.year + 1, 1, 1)
-    if kind == "month":
-        return date(day.year + (day.month == 12), day.month % 12 + 1, 1)
-    return day + timedelta(days=1)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """A log is evidence: nobody adds, edits or deletes rows by hand."""
-
-    def get_queryset(self, request):
-        qs = super().get_queryset(request)
-        return CalendarQuerySet(model=qs.model, query=qs.query, using=qs._db)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+from config.lib.admin import CappedCountPaginator, ReadOnlyAdmin, admin_link
+from health.log.models import DailyOutcomeCount, OutcomeEvent
 
 
 class OutcomeFilter(admin.SimpleListFilter):
@@ -100,16 +23,6 @@ class OutcomeFilter(admin.SimpleListFilter):
         if self.value():
             return queryset.filter(outcome=self.value())
         return queryset
-
-
-def _brand_link(brand):
-    if brand is None:
-        return "–"
-    try:
-        url = reverse("admin:brands_brand_change", args=[brand.pk])
-    except NoReverseMatch:
-        return str(brand)
-    return format_html('<a href="{}">{}</a>', url, brand)
 
 
 @admin.register(OutcomeEvent)
@@ -147,7 +60,7 @@ class OutcomeEventAdmin(ReadOnlyAdmin):
 
     @admin.display(description="brand", ordering="brand__name")
     def brand_link(self, obj):
-        return _brand_link(obj.brand)
+        return admin_link(obj.brand)
 
     @admin.display(description="as the brand sees it")
     def health_page(self, obj):
@@ -172,4 +85,4 @@ class DailyOutcomeCountAdmin(ReadOnlyAdmin):
 
     @admin.display(description="brand", ordering="brand__name")
     def brand_link(self, obj):
-        return _brand_link(obj.brand)
+        return admin_link(obj.brand)

@@ -7,7 +7,7 @@ class HealthConfig(AppConfig):
     verbose_name = "Tracking health"
 
     def ready(self):
-        from . import alert_admin  # noqa: F401  (registers the alert models in the admin)
+        from health.alerts import admin  # noqa: F401  (registers the alert models in the admin)
 
         post_migrate.connect(_ensure_schedules, sender=self)
 

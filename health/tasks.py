@@ -13,13 +13,13 @@ from datetime import UTC, datetime, time, timedelta
 
 from django.utils import timezone
 
+from attribution.api.throttles import prune_counters
 from attribution.billing import lock_due_commissions
 from attribution.replay import replay_all
-from attribution.throttles import prune_counters
-
-from . import alerts, notifications
-from .retention import prune
-from .rollup import roll_up
+from health.alerts import evaluation as alerts
+from health.alerts import notifications
+from health.log.retention import prune
+from health.log.rollup import roll_up
 
 RETENTION = timedelta(days=400)  # longer than the longest period the overview offers (366 days)
 

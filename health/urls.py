@@ -3,15 +3,16 @@ templates/base.html's nav."""
 
 from django.urls import path
 
-from . import account, alert_pages, order_page, portfolio, setup, statements, views
+from health.pages import account, events, order, portfolio, setup, statements
+from health.pages import alerts as alert_pages
 
 app_name = "health"
 
 urlpatterns = [
-    path("", views.overview, name="overview"),
-    path("events/", views.events, name="events"),
-    path("events/<int:pk>/", views.event, name="event"),
-    path("export.csv", views.export, name="export"),
+    path("", events.overview, name="overview"),
+    path("events/", events.events, name="events"),
+    path("events/<int:pk>/", events.event, name="event"),
+    path("export.csv", events.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
     path("account/", account.account, name="account"),
     path("statements/", statements.statements, name="statements"),
@@ -23,7 +24,7 @@ urlpatterns = [
     path("alerts/channels/<int:pk>/test/", alert_pages.test_channel, name="test_channel"),
     path("alerts/channels/<int:pk>/remove/", alert_pages.remove_channel, name="remove_channel"),
     path("alerts/incidents/<int:pk>/", alert_pages.incident, name="incident"),
-    path("orders/", order_page.order_search, name="order_search"),
-    path("orders/<path:order_id>", order_page.order, name="order"),
+    path("orders/", order.order_search, name="order_search"),
+    path("orders/<path:order_id>", order.order, name="order"),
     path("portfolio/", portfolio.portfolio, name="portfolio"),
 ]

@@ -1,4 +1,4 @@
-"""The throttles' counters (attribution.throttles). On PostgreSQL the table is UNLOGGED: a count needs no
+"""The throttles' counters (attribution.api.throttles). On PostgreSQL the table is UNLOGGED: a count needs no
 durability (a crash empties it, which only forgets part of a minute), and a transaction that writes only
 to an unlogged table commits without waiting for the WAL to reach the disk, which is most of the cost of
 one more statement on every request."""

@@ -2,7 +2,7 @@
 
 from django import template
 
-from health import alert_queries
+from health.alerts import queries as alert_queries
 
 register = template.Library()
 

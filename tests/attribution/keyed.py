@@ -13,7 +13,7 @@ from decimal import Decimal
 from attribution.models import Commission, Statement
 from attribution.money import commission_amount
 from brands.models import Brand, DeveloperKey
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 
 CANCEL = "/api/Affiliates/cancel"

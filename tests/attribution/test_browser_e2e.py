@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from attribution.models import Click, Commission, CreatorLink, Order
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 
 LANDING = """<!doctype html><html><head><meta charset="utf-8"><title>Acme</title>

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from attribution.models import Commission
 from brands.models import DeveloperKey
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.keyed import (
     CANCEL,

@@ -11,7 +11,7 @@ from django.test import Client
 from attribution.billing import lock_due_commissions, month_of, pay_statement
 from attribution.models import Adjustment, AmountChange, Commission, Statement
 from attribution.selectors import summarize
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.billed import DEC_02, NOV_03, NOV_12, OCT_10, cancel, fresh, pending, update
 from tests.attribution.concurrently import run_together

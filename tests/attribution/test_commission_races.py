@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import Client
 
 from attribution.models import AmountChange, Commission
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.attribution.keyed import CANCEL, UPDATE, commission_for, fresh
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]

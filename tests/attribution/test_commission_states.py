@@ -10,7 +10,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from attribution.models import AmountChange, Commission, CommissionStateChange, Statement
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, commission_for, fresh
 
 State = Commission.State

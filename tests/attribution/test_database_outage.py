@@ -11,7 +11,7 @@ from django.db import close_old_connections, connection
 from attribution import spool
 from attribution.models import Commission, Order
 from attribution.replay import replay_all
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.factories import CommissionFactory, OrderFactory, issue_key
 from tests.tcp_proxy import TcpProxy
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from attribution import spool
 from attribution.models import DeadLetter, Order, SpoolBacklog, SpoolReplay
 from attribution.replay import MAX_ATTEMPTS, replay_all
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 
 pytestmark = pytest.mark.django_db

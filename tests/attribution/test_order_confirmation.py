@@ -17,7 +17,7 @@ from attribution import orders
 from attribution.models import Click, Commission, Order
 from brands.hosts import hash_email
 from brands.resolution import resolve_host
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.factories import (
     ClickFactory,
     CreatorFactory,

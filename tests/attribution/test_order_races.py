@@ -13,7 +13,7 @@ from django.test import Client
 
 from attribution import store
 from attribution.models import Commission, Order
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.factories import ClickFactory
 
 URL = "/api/order_confirmation"

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from attribution.models import AmountChange, Commission
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.keyed import CREATED_AT, UPDATE, commission_for, order_url
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from attribution.models import Click, Commission, Order
 from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
 from brands.resolution import resolve_host
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from attribution import spool
 from attribution.models import Commission, Order, SpoolReplay
 from attribution.replay import REPLAYED, replay_all
 from brands.hosts import hash_email
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.factories import ClickFactory, CommissionFactory, OrderFactory, issue_key
 
 ORDER_PATH = "/api/order_confirmation"
@@ -174,7 +174,7 @@ def test_an_order_whose_outcome_row_the_database_refuses_is_not_stored_half_and_
             raise OperationalError("log table unavailable")
 
         patch.setattr("attribution.store.write_order", refuse)
-        patch.setattr("health.recording._insert_event", refuse)
+        patch.setattr("health.log.recording._insert_event", refuse)
         response = api.post(ORDER_PATH, _order(prop))
     # The order and its outcome row are written together, or neither: the event waits in the spool.
     assert response.json()["outcome"] == "insert_failed"
@@ -254,8 +254,8 @@ def test_a_replayed_event_is_one_row_with_the_answer_it_got_and_its_resolution(a
 def test_a_replayed_event_is_counted_once_under_its_real_outcome(
     api, prop, monkeypatch, rolled_up_before_replay
 ):
-    from health.models import DailyOutcomeCount
-    from health.rollup import roll_up
+    from health.log.models import DailyOutcomeCount
+    from health.log.rollup import roll_up
 
     with monkeypatch.context() as patch:
         _break_order_inserts(patch)
@@ -276,7 +276,7 @@ def test_a_spooled_event_without_a_fault_row_is_one_new_row_saying_what_was_answ
     with monkeypatch.context() as patch:
         _break_order_inserts(patch)
         patch.setattr(
-            "health.recording._insert_event", lambda **kw: (_ for _ in ()).throw(OperationalError("down"))
+            "health.log.recording._insert_event", lambda **kw: (_ for _ in ()).throw(OperationalError("down"))
         )
         api.post(ORDER_PATH, _order(prop))
     assert not OutcomeEvent.objects.exists()

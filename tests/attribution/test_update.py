@@ -9,7 +9,7 @@ import pytest
 from django.db import DatabaseError
 
 from attribution.models import AmountChange, Commission
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests.attribution.keyed import (
     UPDATE,
     assert_key_nowhere_in_the_logs,

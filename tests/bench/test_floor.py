@@ -10,7 +10,7 @@ from django.db import connection
 from attribution.models import AmountChange, Commission, Order
 from bench import traffic
 from bench.floor import work
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 from tests import factories
 
 WORLD = traffic.World(

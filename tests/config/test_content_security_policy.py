@@ -1,5 +1,5 @@
 """Every page carries a Content-Security-Policy; the JSON event endpoints, called from brands' own pages,
-carry none. (That the pages, the admin and Swagger UI work under it: tests/health/test_pages_in_chromium.py.)"""
+carry none. (That the pages, the admin and Swagger UI work under it: tests/health/pages/browser/.)"""
 
 import pytest
 

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from attribution.models import Commission, Order
 from config.lib.statements import InsertStatement, UpdateStatement, save_fields
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 
 insert_order = InsertStatement(Order)
 insert_event = InsertStatement(OutcomeEvent)

@@ -1,5 +1,5 @@
 """People and events for the health page tests: alice (Acme's user), bob (Globex's user), a staff
-account manager, and events written through health.recording like the API writes them."""
+account manager, and events written through health.log.recording like the API writes them."""
 
 import json
 from datetime import timedelta
@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from attribution.outcomes import OUTCOMES, Outcome
-from health.models import OutcomeEvent
-from health.recording import EventRecord, record
+from health.log.models import OutcomeEvent
+from health.log.recording import EventRecord, record
 from tests import factories
 
 
@@ -41,14 +41,18 @@ def alice_client(client, alice):
 
 @pytest.fixture
 def make_event(now):
-    """Write one outcome event the way the API does; `ago` is how long before now it was received."""
+    """Write one outcome event the way the API does; `ago` is how long before now it was received. By
+    default a little before now and still today (UTC), so that a test run just after midnight finds
+    "today's" events in today's bar."""
+    since_midnight = now - now.replace(hour=0, minute=0, second=0, microsecond=0)
+    recently = min(timedelta(hours=1), since_midnight / 2)
 
     def make(
         brand,
         outcome=Outcome.TRACKED,
         *,
         endpoint="order_confirmation",
-        ago=timedelta(hours=1),
+        ago=None,
         received_at=None,
         recorded_at=None,
         is_test=False,
@@ -63,7 +67,7 @@ def make_event(now):
                 endpoint=endpoint,
                 outcome=str(outcome),
                 http_status=http_status or OUTCOMES[Outcome(outcome)].status,
-                received_at=received_at or now - ago,
+                received_at=received_at or now - (recently if ago is None else ago),
                 recorded_at=recorded_at,
                 brand_id=brand.pk if brand else None,
                 order_id=order_id,

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from health.models import OutcomeEvent
+from health.log.models import OutcomeEvent
 
 
 def raw_counts(brand, *, start, end, is_test: bool) -> Counter:

@@ -5,8 +5,8 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from attribution.throttles import prune_counters
-from health.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, prune
+from attribution.api.throttles import prune_counters
+from health.log.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, prune
 
 
 class Command(BaseCommand):

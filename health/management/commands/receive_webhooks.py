@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from django.core.management.base import BaseCommand
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from health.models import Channel
+from health.alerts.models import Channel
 
 
 class Command(BaseCommand):

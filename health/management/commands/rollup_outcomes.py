@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from health.rollup import BATCH_SIZE, roll_up
+from health.log.rollup import BATCH_SIZE, roll_up
 
 
 class Command(BaseCommand):

@@ -10,9 +10,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from brands.models import Brand
-from health.models import Endpoint, OutcomeEvent
-from health.recording import EventRecord, record
-from health.rollup import roll_up
+from health.log.models import Endpoint, OutcomeEvent
+from health.log.recording import EventRecord, record
+from health.log.rollup import roll_up
 
 MARKER = "history-"
 

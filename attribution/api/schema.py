@@ -1,0 +1,271 @@
+"""OpenAPI description of the API (served at /api/schema/, browsable at /api/docs/).
+
+The request bodies and parameters come from attribution.serializers, whose fields validate them; this
+module adds what a serializer cannot say: the answers of each endpoint (for each HTTP status, exactly
+the outcome codes it can carry), the examples, and the tags.
+"""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+
+from attribution.outcomes import OUTCOMES, Outcome
+from attribution.serializers import (
+    AmountUpdateSerializer,
+    CancellationSerializer,
+    OrderConfirmationSerializer,
+    OrderReadSerializer,
+)
+
+EVENTS = "Order events"
+READ_API = "Read API"
+
+
+class DeveloperKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "brands.auth.DeveloperKeyAuthentication"
+    name = "developerKey"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "Authorization: Bearer <DEVELOPER_API_KEY>, issued by your account manager.",
+        }
+
+
+class FieldRuleSchema(OpenApiSerializerFieldExtension):
+    """A field of attribution.serializers documents exactly what its rule accepts."""
+
+    target_class = "attribution.serializers.RuleField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        return self.target.openapi_schema()
+
+
+def _codes(outcomes) -> str:
+    return ", ".join(f"`{outcome}`" for outcome in outcomes)
+
+
+_WHAT_A_STATUS_MEANS = {
+    200: "success true: received; `message` says what happened.",
+    400: "success false: rejected and not stored; `error` says why and what to change.",
+    401: "success false: the developer key is missing, malformed, unknown or revoked.",
+    404: "success false: nothing of yours at this path.",
+    413: "success false: the body is larger than 64 KiB.",
+    429: "success false: too many requests; retry after the seconds in Retry-After.",
+    500: "success false: a fault on the service side; nothing was changed.",
+}
+
+
+def _answer(status: int, outcomes: list[Outcome]) -> OpenApiResponse:
+    """The envelope of docs/api.md as it is for `status`: its `outcome` one of `outcomes`."""
+    success = status < 400
+    text = "message" if success else "error"
+    return OpenApiResponse(
+        response={
+            "type": "object",
+            "required": ["success", "outcome", text],
+            "properties": {
+                "success": {"type": "boolean", "enum": [success]},
+                "outcome": {"type": "string", "enum": [str(outcome) for outcome in outcomes]},
+                text: {"type": "string"},
+            },
+        },
+        description=f"{_WHAT_A_STATUS_MEANS[status]} Outcomes: {_codes(outcomes)}.",
+    )
+
+
+def _event_answers(*outcomes: Outcome) -> dict:
+    """An event endpoint's answers: each outcome at its HTTP status, and 413 for an oversized body."""
+    by_status: dict[int, list[Outcome]] = {413: [Outcome.INVALID_PARAMS]}
+    for outcome in outcomes:
+        by_status.setdefault(OUTCOMES[outcome].status, []).append(outcome)
+    return {status: _answer(status, by_status[status]) for status in sorted(by_status)}
+
+
+_REQUEST_ID = OpenApiParameter(
+    "X-Request-ID",
+    str,
+    OpenApiParameter.HEADER,
+    response=True,
+    description="The request's id, also on its row in the outcome log (docs/api.md, Request ids).",
+)
+_RETRY_AFTER = OpenApiParameter(
+    "Retry-After", int, OpenApiParameter.HEADER, response=[429], description="Seconds to wait."
+)
+_WWW_AUTHENTICATE = OpenApiParameter(
+    "WWW-Authenticate", str, OpenApiParameter.HEADER, response=[401], description='Bearer realm="api", …'
+)
+
+
+def _example(outcome: Outcome, what: str, value) -> OpenApiExample:
+    """A request example whose summary names the outcome it gets (tests/attribution/api/test_request_schema.py
+    sends each one)."""
+    return OpenApiExample(str(outcome), summary=f"{outcome}: {what}", value=value, request_only=True)
+
+
+_PAGE = "https://shop.example.com/checkout/thank-you"
+
+ORDER_CONFIRMATION = dict(
+    summary="Record an order confirmation",
+    description="No authentication: the brand is resolved from `domain` or `page_url`. The fields are "
+    "judged in the decision order of docs/api.md; the first that fails decides the outcome.",
+    tags=[EVENTS],
+    request={"application/json": OrderConfirmationSerializer},
+    responses=_event_answers(
+        Outcome.TRACKED,
+        Outcome.NO_ATTRIBUTION,
+        Outcome.SHOPIFY_HANDOFF,
+        Outcome.BLACKLISTED_CODE,
+        Outcome.EXPIRED_CLICK,
+        Outcome.CROSS_BRAND_CLICK,
+        Outcome.PROPERTY_MISMATCH,
+        Outcome.UNREGISTERED_PROPERTY,
+        Outcome.BANNED_USER,
+        Outcome.UNREGISTERED_CODE,
+        Outcome.INSERT_FAILED,
+        Outcome.HANDLER_ERROR,
+        Outcome.DUPLICATE_ORDER,
+        Outcome.CLICK_NOT_FOUND,
+        Outcome.INVALID_ORDER_AMOUNT,
+        Outcome.INVALID_ORDER_ID,
+        Outcome.MALFORMED_CLICK_ID,
+        Outcome.UNRESOLVED_DOMAIN,
+        Outcome.INVALID_PARAMS,
+        Outcome.RATE_LIMITED,
+    ),
+    parameters=[_REQUEST_ID, _RETRY_AFTER],
+    auth=[],
+    examples=[
+        _example(
+            Outcome.TRACKED,
+            "a thank-you page with a creator's click",
+            {
+                "orderAmount": 59.9,
+                "orderId": 1001,
+                "currency": "USD",
+                "page_url": _PAGE,
+                "clickId": "clk_0123456789abcdef0123456789abcdef",
+                "is_returning_customer": False,
+            },
+        ),
+        _example(
+            Outcome.NO_ATTRIBUTION,
+            "a direct order sent by your server, with the amount and id as strings",
+            {
+                "orderAmount": "120.00",
+                "orderId": "A-1002",
+                "currency": "eur",
+                "page_url": _PAGE,
+                "code": "",
+                "returnWindowClosesAt": "2026-12-24T00:00:00Z",
+            },
+        ),
+    ],
+)
+
+_KEYED = [_REQUEST_ID, _RETRY_AFTER, _WWW_AUTHENTICATE]
+
+CANCEL = dict(
+    summary="Cancel the commission of an order",
+    description="Checked in this order: the key, the body, the required fields, `order_id`, `test`, the "
+    "key's brand and `domain`, then the commission.",
+    tags=[EVENTS],
+    request={"application/json": CancellationSerializer},
+    responses=_event_answers(
+        Outcome.TRACKED,
+        Outcome.ORDER_NOT_FOUND,
+        Outcome.ALREADY_CANCELLED,
+        Outcome.HANDLER_ERROR,
+        Outcome.INVALID_PARAMS,
+        Outcome.UNRESOLVED_DOMAIN,
+        Outcome.UNAUTHORIZED,
+        Outcome.RATE_LIMITED,
+    ),
+    parameters=_KEYED,
+    examples=[_example(Outcome.TRACKED, "cancel the commission of order 1001", {"order_id": 1001})],
+)
+
+UPDATE = dict(
+    summary="Update the amount of an order's commission",
+    description="Checked in this order: the key, the body, the required fields, `order_id`, "
+    "`new_order_amount`, `currency`, `test`, the key's brand and `domain`, then the commission.",
+    tags=[EVENTS],
+    request={"application/json": AmountUpdateSerializer},
+    responses=_event_answers(
+        Outcome.TRACKED,
+        Outcome.ORDER_NOT_FOUND,
+        Outcome.ALREADY_CANCELLED,
+        Outcome.INSERT_FAILED,
+        Outcome.HANDLER_ERROR,
+        Outcome.INVALID_PARAMS,
+        Outcome.INVALID_ORDER_AMOUNT,
+        Outcome.UNRESOLVED_DOMAIN,
+        Outcome.UNAUTHORIZED,
+        Outcome.RATE_LIMITED,
+    ),
+    parameters=_KEYED,
+    examples=[
+        _example(
+            Outcome.TRACKED,
+            "order 1001's new total after a partial refund",
+            {"order_id": 1001, "new_order_amount": 49.9, "currency": "USD"},
+        )
+    ],
+)
+
+
+def _read_parameters() -> list[OpenApiParameter]:
+    """The read API's path and query parameters, from OrderReadSerializer's fields."""
+    path, query = OrderReadSerializer.rules["order_id"], OrderReadSerializer.rules["test"]
+    return [
+        OpenApiParameter(
+            "order_id",
+            path.openapi_schema(),
+            OpenApiParameter.PATH,
+            description=path.help_text,
+            examples=[OpenApiExample(str(Outcome.FOUND), summary="found: order 1001", value="1001")],
+        ),
+        OpenApiParameter("test", query.openapi_schema(), OpenApiParameter.QUERY, description=query.help_text),
+    ]
+
+
+ORDER_READ = dict(
+    summary="Read one of your orders and its commission (reconciliation)",
+    description="Records nothing in the outcome log.",
+    tags=[READ_API],
+    parameters=[*_read_parameters(), *_KEYED],
+    responses={
+        200: OpenApiResponse(
+            response={
+                "type": "object",
+                "required": ["success", "outcome", "order", "commission"],
+                "properties": {
+                    "success": {"type": "boolean", "enum": [True]},
+                    "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
+                    "order": {"type": "object", "description": "The order as it was received."},
+                    "commission": {
+                        "type": "object",
+                        "nullable": True,
+                        "description": "Its commission now, with its history; null without one.",
+                    },
+                },
+            },
+            description="success true: `found`; the fields are described in docs/api.md.",
+        ),
+        400: _answer(400, [Outcome.INVALID_PARAMS, Outcome.UNRESOLVED_DOMAIN]),
+        401: _answer(401, [Outcome.UNAUTHORIZED]),
+        # not_found: an order id no path can carry (empty, or one the URL patterns do not match).
+        404: _answer(404, [Outcome.ORDER_NOT_FOUND, Outcome.NOT_FOUND]),
+        429: _answer(429, [Outcome.RATE_LIMITED]),
+        500: _answer(500, [Outcome.HANDLER_ERROR]),
+    },
+)
+
+
+def document_paths_without_trailing_slash(endpoints, **kwargs):
+    """The interface's paths have no trailing slash; the URL patterns accept one too (docs/decisions.md, "Paths")."""
+    return [
+        (path.rstrip("/") if path.startswith("/api/") and path != "/api/" else path, regex, method, callback)
+        for path, regex, method, callback in endpoints
+    ]

@@ -1,0 +1,173 @@
+"""What the alert rules read, for every brand at once: a few queries per evaluation, whatever the number of
+brands (bench/health_pages.py measures 1,000). Background work only: no page reads this.
+
+Counts come from the hourly roll-up plus the events above its watermark, read in one snapshot as the
+overview does, so they are exact; the last hour and each brand's last order come from the outcome log
+through its indexes (each query names the index it uses).
+"""
+
+from datetime import UTC, datetime, timedelta
+
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import TruncHour
+
+from attribution import spool
+from health.alerts.models import AlertRuleSet
+from health.alerts.rules import (
+    ACTION_CODES,
+    EARLIER,
+    HISTORY_DAYS,
+    RECENT,
+    SERVICE_CODES,
+    SILENCE_STRETCH_CAP,
+    BrandFacts,
+    ServiceFacts,
+    floor_hour,
+    is_silence_candidate,
+)
+from health.log.models import Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
+from health.log.rollup import WATERMARK_PK
+from health.log.snapshot import consistent_snapshot
+
+HOUR = timedelta(hours=1)
+
+
+def read_facts(
+    brands: QuerySet, rule_sets: dict[int, AlertRuleSet], *, now: datetime
+) -> tuple[dict[int, BrandFacts], ServiceFacts]:
+    """The facts of every brand in `brands` (rule sets by brand id, defaults where missing) and of the service."""
+    with consistent_snapshot():
+        facts = {pk: BrandFacts(pk, last_order_at=last) for pk, last in _last_orders(brands, now)}
+        service = ServiceFacts()
+        _add_last_hour(facts, service, now)
+        _add_action_counts(facts, now)
+        candidates = [
+            pk for pk, f in facts.items() if is_silence_candidate(rule_sets.get(pk) or AlertRuleSet(), f, now)
+        ]
+        _add_history(facts, candidates, now)
+    # What the servers' last replay runs left waiting (attribution.spool.backlog), not this machine's disk.
+    waiting = spool.backlog()
+    service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
+    return facts, service
+
+
+def _last_orders(brands: QuerySet, now: datetime):
+    # One probe per brand on outcome_brand_endpoint_idx (brand, endpoint, -received_at).
+    last = (
+        OutcomeEvent.objects.filter(
+            brand=OuterRef("pk"), endpoint=Endpoint.ORDER_CONFIRMATION, is_test=False, received_at__lte=now
+        )
+        .order_by("-received_at")
+        .values("received_at")[:1]
+    )
+    return brands.order_by().annotate(last_order=Subquery(last)).values_list("pk", "last_order")
+
+
+def _add_last_hour(facts: dict[int, BrandFacts], service: ServiceFacts, now: datetime) -> None:
+    # One range on outcome_time_idx (-received_at): every live event of the last hour, all brands.
+    rows = (
+        OutcomeEvent.objects.filter(received_at__gt=now - HOUR, received_at__lte=now, is_test=False)
+        .order_by()
+        .values("brand_id", "endpoint", "outcome")
+        .annotate(n=Count("id"))
+    )
+    for row in rows:
+        if row["outcome"] in SERVICE_CODES:
+            service.failures_last_hour[row["outcome"]] += row["n"]
+        brand_facts = facts.get(row["brand_id"])
+        if brand_facts is not None:
+            brand_facts.last_hour[(row["endpoint"], row["outcome"])] += row["n"]
+
+
+def _watermark() -> int:
+    return (
+        RollupWatermark.objects.filter(pk=WATERMARK_PK).values_list("last_event_id", flat=True).first() or 0
+    )
+
+
+def _add_action_counts(facts: dict[int, BrandFacts], now: datetime) -> None:
+    """Needs-your-action outcomes in the rolling 24 hours (the current hour and the 23 before) and in the
+    7 days before them."""
+    recent_start = floor_hour(now) - (RECENT - HOUR)
+    earlier_start = recent_start - EARLIER
+    # hourly_count_outcome_idx (outcome, hour) WHERE NOT is_test: only the rare needs-action rows.
+    rolled = (
+        HourlyOutcomeCount.objects.filter(
+            is_test=False, outcome__in=sorted(ACTION_CODES), hour__gte=earlier_start, hour__lte=now
+        )
+        .order_by()
+        .values("brand_id", "outcome")
+        .annotate(
+            recent=Sum("count", filter=Q(hour__gte=recent_start)),
+            earlier=Sum("count", filter=Q(hour__lt=recent_start)),
+        )
+    )
+    for row in rolled:
+        brand_facts = facts.get(row["brand_id"])
+        if brand_facts is not None:
+            brand_facts.action_recent[row["outcome"]] += row["recent"] or 0
+            brand_facts.action_earlier[row["outcome"]] += row["earlier"] or 0
+    # The events the roll-up has not reached yet: a primary-key range.
+    tail = (
+        OutcomeEvent.objects.filter(
+            id__gt=_watermark(),
+            is_test=False,
+            outcome__in=sorted(ACTION_CODES),
+            received_at__gte=earlier_start,
+            received_at__lte=now,
+        )
+        .order_by()
+        .values("brand_id", "outcome", "received_at")
+    )
+    for row in tail:
+        brand_facts = facts.get(row["brand_id"])
+        if brand_facts is None:
+            continue
+        bucket = (
+            brand_facts.action_recent if row["received_at"] >= recent_start else brand_facts.action_earlier
+        )
+        bucket[row["outcome"]] += 1
+
+
+def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: datetime) -> None:
+    """Live order confirmations per hour over the days silence compares with, for silent brands only."""
+    if not brand_ids:
+        return
+    start = floor_hour(now - SILENCE_STRETCH_CAP - timedelta(days=HISTORY_DAYS))
+    end = now - timedelta(days=1)
+    for pk in brand_ids:
+        facts[pk].history = {}
+    # hourly_count_unique (brand, hour, ...): one range per silent brand.
+    rows = (
+        HourlyOutcomeCount.objects.filter(
+            brand_id__in=brand_ids,
+            endpoint=Endpoint.ORDER_CONFIRMATION,
+            is_test=False,
+            hour__gte=start,
+            hour__lt=end,
+        )
+        .order_by()
+        .values("brand_id", "hour")
+        .annotate(n=Sum("count"))
+    )
+    for row in rows:
+        facts[row["brand_id"]].history[row["hour"].astimezone(UTC)] = row["n"]
+    # Unrolled events that old are rare (a late replay); counted all the same.
+    tail = (
+        OutcomeEvent.objects.filter(
+            id__gt=_watermark(),
+            brand_id__in=brand_ids,
+            endpoint=Endpoint.ORDER_CONFIRMATION,
+            is_test=False,
+            received_at__gte=start,
+            received_at__lt=end,
+        )
+        .order_by()
+        .annotate(hour=TruncHour("received_at", tzinfo=UTC))
+        .values("brand_id", "hour")
+        .annotate(n=Count("id"))
+    )
+    for row in tail:
+        history = facts[row["brand_id"]].history
+        hour = row["hour"].astimezone(UTC)
+        history[hour] = history.get(hour, 0) + row["n"]

@@ -1,0 +1,301 @@
+"""The alert rules (docs/alerts.md): when each fires and when it clears, from facts read beforehand
+(health.alerts.facts), and what an incident says. Pure: no database, the clock is passed in.
+
+Each rule fires and clears on conditions that cannot both hold, so an incident that resolves does not
+open again at the same evaluation; a spike clears at half its thresholds, so it does not flap around them.
+"""
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from attribution.outcomes import OUTCOMES, RECORDED, Outcome
+from health.alerts.models import AlertRuleSet, Incident
+from health.log.models import Endpoint
+
+Rule = Incident.Rule
+
+# Outcomes a brand can fix (a fix sentence, not a service-side fault): what spikes and new problems count.
+ACTION_CODES = frozenset(str(o) for o in RECORDED if OUTCOMES[o].needs_action)
+SERVICE_CODES = frozenset(str(o) for o in RECORDED if OUTCOMES[o].service_side)
+
+HISTORY_DAYS = 7  # silence compares the same hours of this many days before
+SILENCE_STRETCH_CAP = timedelta(hours=24)  # a longer silence is compared with the last 24 hours of it
+RECENT = timedelta(hours=24)  # a new problem is counted over the rolling 24 hours ...
+EARLIER = timedelta(days=7)  # ... and must not have occurred in the 7 days before them
+SPOOL_WAIT = timedelta(minutes=5)  # an event waiting in the spool longer than this is a service-side fault
+
+
+@dataclass
+class BrandFacts:
+    """What the rules read about one brand at one moment (health.alerts.facts builds these)."""
+
+    brand_id: int
+    last_order_at: datetime | None = None  # the last live order confirmation, any outcome
+    # Live events of the last hour per (endpoint, outcome).
+    last_hour: Counter = field(default_factory=Counter)
+    # Needs-your-action live events per outcome in the rolling 24 hours, and in the 7 days before them.
+    action_recent: Counter = field(default_factory=Counter)
+    action_earlier: Counter = field(default_factory=Counter)
+    # Live order confirmations per hour (UTC hour start) of the last 8 days; read only for silent brands.
+    history: dict | None = None
+
+    def silent_for(self, now: datetime) -> timedelta | None:
+        return None if self.last_order_at is None else now - self.last_order_at
+
+
+@dataclass
+class ServiceFacts:
+    failures_last_hour: Counter = field(default_factory=Counter)  # insert_failed / handler_error, all brands
+    spool_waiting: int = 0
+    spool_oldest_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule whose condition holds: the incident it opens, and the figures it reports."""
+
+    rule: str
+    subject: str
+    counts: dict
+
+
+def floor_hour(when: datetime) -> datetime:
+    return when.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def usual_orders(history: dict, *, start: datetime, end: datetime, days: int = HISTORY_DAYS) -> float:
+    """The orders that usually arrive in [start, end): the mean over the `days` days before of the same
+    stretch one, two, ... days earlier, from hourly counts (a partly covered hour counts in proportion)."""
+    hour = timedelta(hours=1)
+    total = 0.0
+    for back in range(1, days + 1):
+        s, e = start - timedelta(days=back), end - timedelta(days=back)
+        h = floor_hour(s)
+        while h < e:
+            overlap = min(e, h + hour) - max(s, h)
+            total += history.get(h, 0) * (overlap / hour)
+            h += hour
+    return total / days
+
+
+def silence_window(facts: BrandFacts, now: datetime) -> tuple[datetime, datetime] | None:
+    if facts.last_order_at is None:
+        return None
+    return max(facts.last_order_at, now - SILENCE_STRETCH_CAP), now
+
+
+def is_silence_candidate(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> bool:
+    """Silent at least the floor: only these brands' history is read."""
+    silent = facts.silent_for(now)
+    return (
+        rules.silence_enabled
+        and silent is not None
+        and silent >= timedelta(minutes=rules.silence_floor_minutes)
+    )
+
+
+def check_silence(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> Finding | None:
+    """No live order confirmation for at least the floor, while the same hours of the last 7 days usually
+    brought at least `silence_usual_orders`. A brand with no order in the kept log is not judged."""
+    if not is_silence_candidate(rules, facts, now) or facts.history is None:
+        return None
+    start, end = silence_window(facts, now)
+    usual = usual_orders(facts.history, start=start, end=end)
+    if usual < rules.silence_usual_orders:
+        return None
+    return Finding(
+        Rule.SILENCE,
+        "",
+        {
+            "last_order_at": facts.last_order_at.isoformat(),
+            "silent_minutes": int(facts.silent_for(now) / timedelta(minutes=1)),
+            "usual_orders": round(usual, 1),
+        },
+    )
+
+
+def silence_cleared(incident: Incident, facts: BrandFacts) -> bool:
+    return facts.last_order_at is not None and facts.last_order_at > incident.opened_at
+
+
+def _order_problems(facts: BrandFacts) -> tuple[int, int, list]:
+    orders = needs_action = 0
+    codes = Counter()
+    for (endpoint, outcome), n in facts.last_hour.items():
+        if endpoint != Endpoint.ORDER_CONFIRMATION:
+            continue
+        orders += n
+        if outcome in ACTION_CODES:
+            needs_action += n
+            codes[outcome] += n
+    return orders, needs_action, codes.most_common(3)
+
+
+def check_spike(rules: AlertRuleSet, facts: BrandFacts) -> Finding | None:
+    """In the last hour, more than `spike_percent` % of live order confirmations needed the brand's action,
+    and at least `spike_min_events` of them did."""
+    if not rules.spike_enabled:
+        return None
+    orders, needs_action, top = _order_problems(facts)
+    if needs_action < rules.spike_min_events or needs_action * 100 <= rules.spike_percent * orders:
+        return None
+    return Finding(
+        Rule.SPIKE,
+        "",
+        {
+            "orders": orders,
+            "needs_action": needs_action,
+            "percent": round(100 * needs_action / orders, 1),
+            "top": [[code, n] for code, n in top],
+        },
+    )
+
+
+def spike_cleared(rules: AlertRuleSet, facts: BrandFacts) -> bool:
+    orders, needs_action, _ = _order_problems(facts)
+    return needs_action * 2 < rules.spike_min_events or needs_action * 200 <= rules.spike_percent * orders
+
+
+def check_new_problems(rules: AlertRuleSet, facts: BrandFacts) -> list[Finding]:
+    """A needs-your-action outcome absent from the 7 days before the last 24 hours that occurred
+    `new_problem_count` times in those 24 hours, and again in the last hour."""
+    if not rules.new_problem_enabled:
+        return []
+    seen_last_hour = Counter()
+    for (_, outcome), n in facts.last_hour.items():
+        seen_last_hour[outcome] += n
+    return [
+        Finding(
+            Rule.NEW_PROBLEM,
+            code,
+            {"outcome": code, "events_24h": n, "events_last_hour": seen_last_hour[code]},
+        )
+        for code, n in sorted(facts.action_recent.items())
+        if n >= rules.new_problem_count and not facts.action_earlier.get(code) and seen_last_hour[code]
+    ]
+
+
+def new_problem_cleared(incident: Incident, facts: BrandFacts) -> bool:
+    """An hour of live events without the outcome: a brand with no traffic at night stays open until
+    its next events show the fix."""
+    code = incident.subject
+    others = sum(n for (_, outcome), n in facts.last_hour.items() if outcome != code)
+    return others > 0 and not any(n for (_, outcome), n in facts.last_hour.items() if outcome == code)
+
+
+def check_service(facts: ServiceFacts, now: datetime) -> Finding | None:
+    """A service-side fault in the last hour (insert_failed, handler_error), or an event waiting in the
+    spool longer than SPOOL_WAIT."""
+    failures = sum(facts.failures_last_hour.values())
+    waited = now - facts.spool_oldest_at if facts.spool_oldest_at else None
+    stuck = waited is not None and waited > SPOOL_WAIT
+    if not failures and not stuck:
+        return None
+    return Finding(
+        Rule.SERVICE,
+        "",
+        {
+            "failures": dict(sorted(facts.failures_last_hour.items())),
+            "spool_waiting": facts.spool_waiting,
+            "spool_oldest_minutes": int(waited / timedelta(minutes=1)) if waited else 0,
+        },
+    )
+
+
+def service_cleared(facts: ServiceFacts, now: datetime) -> bool:
+    return check_service(facts, now) is None
+
+
+def is_enabled(rules: AlertRuleSet, rule: str) -> bool:
+    return {
+        Rule.SILENCE: rules.silence_enabled,
+        Rule.SPIKE: rules.spike_enabled,
+        Rule.NEW_PROBLEM: rules.new_problem_enabled,
+    }.get(rule, True)
+
+
+def cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:
+    """Whether an open brand incident's condition has cleared."""
+    if incident.rule == Rule.SILENCE:
+        return silence_cleared(incident, facts)
+    if incident.rule == Rule.SPIKE:
+        return spike_cleared(rules, facts)
+    return new_problem_cleared(incident, facts)
+
+
+def findings(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> list[Finding]:
+    """Every brand rule whose condition holds now."""
+    found = [check_silence(rules, facts, now), check_spike(rules, facts), *check_new_problems(rules, facts)]
+    return [f for f in found if f is not None]
+
+
+# --- what an incident says --------------------------------------------------------------------------
+
+SILENCE_FIX = (
+    "Check that the confirmation snippet still fires on your order confirmation page (a theme or checkout "
+    "update often drops it), and that the page's address is still one of your registered properties."
+)
+SPIKE_FIX = "Open the matching events: each outcome's page says what to change."
+SERVICE_FIX = (
+    "A fault of this service, not of the brands: the events are kept in the spool and replayed. Check the "
+    "logs for 'database unavailable' or 'handler error', and that replay_spool runs (docs/operations.md)."
+)
+
+
+@dataclass(frozen=True)
+class Description:
+    title: str
+    summary: str
+    fix: str
+    events_query: dict  # the events list's filters that show the matching events (brand incidents)
+
+
+def describe(incident: Incident) -> Description:
+    """Title, one-sentence summary, fix and matching events of an incident, from the figures that opened it."""
+    c = incident.counts or {}
+    day = incident.opened_at.astimezone(UTC).date().isoformat()
+    if incident.rule == Rule.SILENCE:
+        return Description(
+            "Order confirmations stopped",
+            f"No live order confirmation for {_duration(c['silent_minutes'])} when it opened, while about "
+            f"{c['usual_orders']:g} usually arrive in those hours of the day.",
+            SILENCE_FIX,
+            {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live"},
+        )
+    if incident.rule == Rule.SPIKE:
+        top = ", ".join(f"{code} ({n})" for code, n in c.get("top", []))
+        fixes = [OUTCOMES[Outcome(code)].fix for code, _ in c.get("top", [])[:1]]
+        return Description(
+            "Problem spike",
+            f"{c['needs_action']} of {c['orders']} live order confirmations in the last hour ({c['percent']:g} %) "
+            f"need your action: {top}.",
+            fixes[0] if fixes else SPIKE_FIX,
+            {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live", "from": day, "to": day}
+            | ({"outcome": c["top"][0][0]} if c.get("top") else {}),
+        )
+    if incident.rule == Rule.NEW_PROBLEM:
+        code = incident.subject
+        info = OUTCOMES.get(Outcome(code)) if code in {str(o) for o in Outcome} else None
+        return Description(
+            f"New problem: {code}",
+            f"{code} ({info.label if info else code}) occurred {c['events_24h']} times in 24 hours and never in "
+            "the 7 days before.",
+            info.fix if info else SPIKE_FIX,
+            {"outcome": code, "ns": "live"},
+        )
+    failures = ", ".join(f"{code} {n}" for code, n in c.get("failures", {}).items()) or "none"
+    return Description(
+        "Service-side fault",
+        f"Service-side outcomes in the last hour: {failures}; {c.get('spool_waiting', 0)} event(s) in the spool, "
+        f"the oldest waiting {_duration(c.get('spool_oldest_minutes', 0))}.",
+        SERVICE_FIX,
+        {},
+    )
+
+
+def _duration(minutes: int) -> str:
+    if minutes < 120:
+        return f"{minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"{hours} h {rest} min" if rest else f"{hours} h"

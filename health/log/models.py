@@ -1,0 +1,139 @@
+"""The outcome log: one row per API request (docs/health.md), its per-day and per-hour counts and the
+roll-up's watermark. Below attribution: the API writes it through health.log.recording."""
+
+from django.db import models
+from django.utils import timezone
+
+from brands.models import Brand
+
+
+class Endpoint(models.TextChoices):
+    ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
+    CANCEL = "cancel", "Cancel"
+    UPDATE = "update", "Update"
+
+
+class OutcomeEvent(models.Model):
+    """What one request asked and what it got. Written only by health.log.recording."""
+
+    # db_index=False here and below: every index of the table already starts with brand.
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="outcome_events", db_index=False
+    )
+    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    outcome = models.CharField(max_length=32)
+    http_status = models.PositiveSmallIntegerField()
+    order_id = models.CharField(max_length=255, blank=True, default="")
+    is_test = models.BooleanField(default=False)
+    # When the event arrived (a replayed event keeps its original time) ...
+    received_at = models.DateTimeField(default=timezone.now)
+    # ... and when this row was written; the daily roll-up follows this one.
+    recorded_at = models.DateTimeField(default=timezone.now)
+    request_id = models.CharField(max_length=36, blank=True, default="")
+    key_prefix = models.CharField(max_length=16, blank=True, default="")
+    # The body as received, as text (its numbers as they were written), every shopper's address hashed
+    # (brands.privacy); a body that is not JSON as a preview. Never a key.
+    request_body = models.TextField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    # Whether `warnings` is non-empty, kept as a column so filters and counts need no JSON in SQL.
+    has_warnings = models.BooleanField(default=False)
+    # A replayed event (attribution.replay) is one row: its real outcome above, and here the fault its
+    # caller was answered at the time (insert_failed, handler_error); empty for every other event.
+    answered_outcome = models.CharField(max_length=32, blank=True, default="")
+
+    class Meta:
+        indexes = [
+            # Health events list and export without filters: a brand's events newest first, with the
+            # id as tie-break so keyset pages ("older than (received_at, id)") are one index range.
+            models.Index(fields=["brand", "-received_at", "-id"], name="outcome_brand_time_id_idx"),
+            # Health events list: a brand's events newest first, optionally narrowed by namespace.
+            models.Index(fields=["brand", "is_test", "-received_at"], name="outcome_brand_test_time_idx"),
+            # Health events list filtered by outcome, and "last tracked" on the overview.
+            models.Index(fields=["brand", "outcome", "-received_at"], name="outcome_brand_outcome_idx"),
+            # Health events list filtered by endpoint, and "last cancel/update" on the overview.
+            models.Index(fields=["brand", "endpoint", "-received_at"], name="outcome_brand_endpoint_idx"),
+            # Order id search within a brand: exact, and by prefix (LIKE 'abc%'), which on PostgreSQL
+            # needs the pattern operator class (any collation); it serves equality as well.
+            models.Index(
+                fields=["brand", "order_id"],
+                name="outcome_brand_order_prefix_idx",
+                opclasses=["int8_ops", "varchar_pattern_ops"],
+            ),
+            # Health events list filtered to events with warnings: the few such rows, newest first.
+            models.Index(
+                fields=["brand", "-received_at", "-id"],
+                name="outcome_brand_warned_idx",
+                condition=models.Q(has_warnings=True),
+            ),
+            # Admin search by order id across brands (account managers rarely know the brand's id first).
+            models.Index(fields=["order_id"], name="outcome_order_idx"),
+            # Join from an amount change to its request.
+            models.Index(fields=["request_id"], name="outcome_request_idx"),
+            # Admin list for account managers across brands, and retention pruning.
+            models.Index(fields=["-received_at"], name="outcome_time_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.endpoint} {self.outcome} {self.order_id}"
+
+
+class DailyOutcomeCount(models.Model):
+    """Events per brand, day, endpoint, outcome and namespace: what the overview reads."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    day = models.DateField()
+    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    outcome = models.CharField(max_length=32)
+    is_test = models.BooleanField(default=False)
+    count = models.PositiveIntegerField(default=0)
+    warned = models.PositiveIntegerField(default=0)  # how many of `count` carry a warning
+
+    class Meta:
+        constraints = [
+            # Also the index behind the overview's per-brand, per-period read.
+            models.UniqueConstraint(
+                fields=["brand", "day", "endpoint", "outcome", "is_test"], name="daily_count_unique"
+            ),
+        ]
+        indexes = [
+            # Portfolio: every brand's counts of the last 7 days (health.pages.portfolio_queries).
+            models.Index(fields=["day"], name="daily_count_day_idx"),
+        ]
+
+
+class HourlyOutcomeCount(models.Model):
+    """The same counts per hour: what the overview's rolling "last 24 hours" and the alert rules read (pruned after 9 days)."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    hour = models.DateTimeField()  # start of the hour, UTC
+    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    outcome = models.CharField(max_length=32)
+    is_test = models.BooleanField(default=False)
+    count = models.PositiveIntegerField(default=0)
+    warned = models.PositiveIntegerField(default=0)  # how many of `count` carry a warning
+
+    class Meta:
+        constraints = [
+            # Also the index behind the overview's per-brand read of the last 24 hours.
+            models.UniqueConstraint(
+                fields=["brand", "hour", "endpoint", "outcome", "is_test"], name="hourly_count_unique"
+            ),
+        ]
+        indexes = [
+            # Retention: drop hours older than the rolling window across brands; alert evaluation: the
+            # live order confirmations of silent brands in the last 8 days (health.alerts.facts).
+            models.Index(fields=["hour"], name="hourly_count_hour_idx"),
+            # Alert evaluation: needs-your-action outcomes of every brand in the last 8 days, without
+            # reading the far more numerous tracked and direct-order rows (health.alerts.facts).
+            models.Index(
+                fields=["outcome", "hour"], name="hourly_count_outcome_idx", condition=models.Q(is_test=False)
+            ),
+        ]
+
+
+class RollupWatermark(models.Model):
+    """The last outcome event folded into the daily and hourly counts (a single row, health.log.rollup)."""
+
+    last_event_id = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)

@@ -1,0 +1,147 @@
+"""Tracking health pages for brand users: overview, events list, one event, CSV export (docs/health.md).
+
+Every page works on one brand, chosen by health.pages.access.brand_page; reads go through health.pages.queries.
+"""
+
+import json
+import logging
+from urllib.parse import urlencode
+
+from django.db import DatabaseError
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.text import slugify
+from django.views.decorators.http import require_safe
+
+from attribution import spool
+from config.lib.jsontext import indented, is_json
+from health.log.models import Endpoint
+from health.log.rollup import roll_up
+from health.pages import queries
+from health.pages.access import brand_page
+from health.pages.export import csv_lines
+from health.pages.forms import PERIODS, EventFilterForm, PeriodForm
+from health.pages.overview import GROUPS, build_overview, info_of
+
+logger = logging.getLogger(__name__)
+
+ENDPOINT_LABELS = dict(Endpoint.choices)
+EVENTS_PER_PAGE = 50
+# Work the overview does on the roll-up before reading: bounded, and skipped when cron is at it.
+OVERVIEW_ROLLUP_BATCHES = 1
+
+
+@require_safe
+@brand_page
+def overview(request, chosen):
+    now = timezone.now()
+    form = PeriodForm(request.GET)
+    period = form.get_period(now)
+    namespace = "test" if request.GET.get("ns") == "test" else "live"
+    try:
+        roll_up(max_batches=OVERVIEW_ROLLUP_BATCHES, wait=False, now=now)
+    except DatabaseError:  # the figures stay exact without it: the unrolled tail is read as well
+        logger.warning("overview roll-up failed", exc_info=True)
+    rows = queries.outcome_counts(chosen.brand, period)
+    context = {
+        **chosen.context,
+        "form": form,
+        "periods": PERIODS,
+        "period": period,
+        "namespace": namespace,
+        "summary": build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone()),
+        "status": queries.integration_status(chosen.brand, now),
+        # Events kept during a service-side fault and not processed yet, as the last replay run counted
+        # them (attribution.spool.backlog: the database, never the spool directory).
+        "spooled": spool.pending_count(brand_id=chosen.brand.pk),
+        "backlog_all": spool.backlog() if request.user.is_staff else None,
+        "groups": GROUPS,
+        "now": now,
+        # The events list for the same brand, namespace and days; each link adds outcome or endpoint.
+        "events_query": urlencode(
+            {
+                "brand": chosen.brand.pk,
+                "ns": namespace,
+                "from": period.first_day.isoformat(),
+                "to": period.last_day.isoformat(),
+            }
+        ),
+        # The same without the days: a chart bar adds its own day.
+        "events_base_query": urlencode({"brand": chosen.brand.pk, "ns": namespace}),
+    }
+    return render(request, "health/overview.html", context)
+
+
+@require_safe
+@brand_page
+def events(request, chosen):
+    form = EventFilterForm(request.GET)
+    page = None
+    if form.is_valid():
+        page = queries.events_page(
+            chosen.brand,
+            form.get_filters(),
+            older_than=queries.Cursor.decode(request.GET.get("older")),
+            newer_than=queries.Cursor.decode(request.GET.get("newer")),
+            size=EVENTS_PER_PAGE,
+        )
+        for row in page.rows:
+            info = info_of(row["outcome"], row["endpoint"])
+            row["label"] = info.label if info else ""
+            row["needs_action"] = bool(info and info.needs_action)
+            row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
+    return render(
+        request,
+        "health/events.html",
+        {
+            **chosen.context,
+            "form": form,
+            "page": page,
+            "paged": "older" in request.GET or "newer" in request.GET,
+        },
+    )
+
+
+@require_safe
+@brand_page(find=queries.event)
+def event(request, chosen, found, pk: int):
+    info = info_of(found.outcome, found.endpoint)
+    return render(
+        request,
+        "health/event_detail.html",
+        {
+            **chosen.context,
+            "event": found,
+            "info": info,
+            "commission": queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
+            "request_text": indented(found.request_body or ""),
+            "request_is_json": is_json(found.request_body or ""),
+            "response_json": _pretty(found.response_body),
+        },
+    )
+
+
+@require_safe
+@brand_page
+def export(request, chosen):
+    form = EventFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(
+            "Invalid filters: " + "; ".join(e for errors in form.errors.values() for e in errors),
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    rows = queries.export_rows(chosen.brand, form.get_filters())
+    # The zone is taken now: the rows are written after this view has returned.
+    zone = timezone.get_current_timezone()
+    response = StreamingHttpResponse(csv_lines(rows, zone=zone), content_type="text/csv; charset=utf-8")
+    name = f"tracking-health-{slugify(chosen.brand.name) or chosen.brand.pk}-{timezone.localtime():%Y%m%d-%H%M}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _pretty(value) -> str:
+    if value is None:
+        return ""
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)

@@ -1,0 +1,41 @@
+"""The order page (/health/orders/<order id>): one order with its money side and every event about it, for
+the brand chosen by health.pages.access.brand_page; reads go through health.pages.order_queries."""
+
+from urllib.parse import urlencode
+
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from health.log.models import Endpoint
+from health.pages import order_queries
+from health.pages.access import brand_page
+from health.pages.overview import info_of
+
+ENDPOINT_LABELS = dict(Endpoint.choices)
+
+
+@require_safe
+@brand_page
+def order_search(request, chosen):
+    """The events page's search box: straight to the order page of the id typed."""
+    order_id = request.GET.get("order_id", "").strip()
+    query = {"brand": chosen.brand.pk} | ({"ns": "test"} if request.GET.get("ns") == "test" else {})
+    if not order_id:
+        return redirect(f"{reverse('health:events')}?{urlencode({'brand': chosen.brand.pk})}")
+    return redirect(f"{reverse('health:order', args=[order_id])}?{urlencode(query)}")
+
+
+@require_safe
+@brand_page
+def order(request, chosen, order_id: str):
+    is_test = request.GET.get("ns") == "test"
+    page = order_queries.order_page(chosen.brand, order_id, is_test=is_test)
+    if page is None:
+        raise Http404("No order or event with this id for this brand.")
+    for row in page.events:
+        info = info_of(row["outcome"], row["endpoint"])  # a tracked cancel cancelled; it attributed nothing
+        row["label"] = info.label if info else ""
+        row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
+    return render(request, "health/order.html", {**chosen.context, "page": page, "is_test": is_test})

@@ -1,0 +1,58 @@
+"""Reads behind the order page (/health/orders/<order id>): one of the brand's orders as received, its
+commission with every state move and amount change, the statement that bills it, the adjustments after
+payment, and every event about it. Every function takes the brand health.pages.access allowed."""
+
+from dataclasses import dataclass, field
+
+from attribution.models import Adjustment, AmountChange, Commission, CommissionStateChange, Order, Statement
+from brands.models import Brand
+from health.log.models import OutcomeEvent
+from health.pages.queries import LIST_FIELDS
+
+EVENTS_SHOWN = 200
+
+
+@dataclass
+class OrderPage:
+    order_id: str
+    is_test: bool
+    order: Order | None
+    commission: Commission | None = None
+    state_changes: list[CommissionStateChange] = field(default_factory=list)
+    amount_changes: list[AmountChange] = field(default_factory=list)
+    statement: Statement | None = None
+    adjustments: list[Adjustment] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)  # newest first
+    more_events: bool = False
+    # The event behind a request id (a state move, an amount change or an adjustment links to it).
+    event_of_request: dict[str, int] = field(default_factory=dict)
+
+
+def order_page(brand: Brand, order_id: str, *, is_test: bool) -> OrderPage | None:
+    """Everything about one order of `brand` in one namespace; None when neither an order nor an event has this id."""
+    order = (
+        Order.objects.select_related("creator", "property", "discount_code", "commission__statement")
+        .filter(brand=brand, order_id=order_id, is_test=is_test)
+        .first()
+    )
+    # outcome_brand_order_idx (brand, order_id): every event about the order, both found and refused.
+    rows = list(
+        OutcomeEvent.objects.filter(brand=brand, order_id=order_id, is_test=is_test)
+        .order_by("-received_at", "-id")
+        .values(*LIST_FIELDS, "request_id")[: EVENTS_SHOWN + 1]
+    )
+    if order is None and not rows:
+        return None
+    page = OrderPage(
+        order_id, is_test, order, events=rows[:EVENTS_SHOWN], more_events=len(rows) > EVENTS_SHOWN
+    )
+    page.event_of_request = {r["request_id"]: r["id"] for r in page.events if r["request_id"]}
+    commission = getattr(order, "commission", None) if order is not None else None
+    if commission is not None:
+        page.commission = commission
+        # statechange_commission_idx, amountchange_commission_idx, adjustment_commission_idx.
+        page.state_changes = list(commission.state_changes.all())
+        page.amount_changes = list(commission.amount_changes.all())
+        page.adjustments = list(commission.adjustments.select_related("statement"))
+        page.statement = commission.billed_statement
+    return page

@@ -1,0 +1,316 @@
+"""The only reader behind the tracking health pages. Every function takes the brand it reads for
+(health.pages.access decides which brands a user may read).
+
+The overview never scans the outcome log: it reads the rolled-up counts plus the few events above the
+roll-up watermark, in one snapshot so that a roll-up committing meanwhile is counted exactly once.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from django.db.models import Count, F, Q
+from django.db.models.functions import TruncDate, TruncHour
+
+from attribution.models import Commission
+from attribution.outcomes import OUTCOMES, Outcome
+from brands.models import Brand
+from health.log.models import DailyOutcomeCount, Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
+from health.log.rollup import WATERMARK_PK
+from health.log.snapshot import consistent_snapshot
+
+# A brand "usually sends orders" when it sent live order confirmations on this many of the 7 days
+# before today; such a brand silent for SILENCE gets a warning on the overview.
+USUAL_SENDER_DAYS = 4
+SILENCE = timedelta(hours=24)
+
+
+# --- Overview -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Period:
+    key: str  # "24h", "7d", "30d" or "custom"
+    start: datetime  # inclusive, UTC
+    end: datetime  # exclusive, UTC
+    by_hour: bool  # hourly buckets (the rolling 24 hours) or daily ones
+
+    @property
+    def buckets(self) -> list:
+        """Every bucket of the period in order: datetimes (hours) or dates (days)."""
+        if self.by_hour:
+            count = int((self.end - self.start) / timedelta(hours=1))
+            return [self.start + timedelta(hours=i) for i in range(count)]
+        first = self.start.date()
+        return [first + timedelta(days=i) for i in range((self.end - self.start).days)]
+
+    @property
+    def first_day(self) -> date:
+        return self.start.date()
+
+    @property
+    def last_day(self) -> date:
+        return (self.end - timedelta(microseconds=1)).date()
+
+
+def start_of_day(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=UTC)
+
+
+def rolling_24h(now: datetime) -> Period:
+    """The current hour and the 23 before it: exact from hourly counts, never a scan of the log."""
+    current_hour = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    return Period("24h", current_hour - timedelta(hours=23), current_hour + timedelta(hours=1), True)
+
+
+def days_period(key: str, first: date, last: date) -> Period:
+    return Period(key, start_of_day(first), start_of_day(last + timedelta(days=1)), False)
+
+
+@dataclass(frozen=True)
+class CountRow:
+    bucket: object  # date, or datetime of the hour's start
+    endpoint: str
+    outcome: str
+    is_test: bool
+    count: int
+    warned: int = 0  # how many of `count` carry a warning
+
+
+
+
+def outcome_counts(brand: Brand, period: Period) -> list[CountRow]:
+    """Exact event counts of `brand` per bucket, endpoint, outcome and namespace in `period`."""
+    keys = ("endpoint", "outcome", "is_test")
+    with consistent_snapshot():
+        watermark = (
+            RollupWatermark.objects.filter(pk=WATERMARK_PK).values_list("last_event_id", flat=True).first()
+            or 0
+        )
+        if period.by_hour:
+            rolled = HourlyOutcomeCount.objects.filter(
+                brand=brand, hour__gte=period.start, hour__lt=period.end
+            ).values(*keys, "count", "warned", bucket=F("hour"))
+            trunc = TruncHour("received_at", tzinfo=UTC)
+        else:
+            rolled = DailyOutcomeCount.objects.filter(
+                brand=brand, day__gte=period.first_day, day__lte=period.last_day
+            ).values(*keys, "count", "warned", bucket=F("day"))
+            trunc = TruncDate("received_at", tzinfo=UTC)
+        rolled = list(rolled)
+        # Served by the primary key: only the events the roll-up has not reached yet.
+        tail = list(
+            OutcomeEvent.objects.filter(
+                id__gt=watermark, brand=brand, received_at__gte=period.start, received_at__lt=period.end
+            )
+            .order_by()
+            .annotate(bucket=trunc)
+            .values("bucket", *keys)
+            .annotate(count=Count("id"), warned=Count("id", filter=Q(has_warnings=True)))
+        )
+    return [
+        CountRow(r["bucket"], r["endpoint"], r["outcome"], r["is_test"], r["count"], r["warned"])
+        for r in rolled + tail
+    ]
+
+
+@dataclass(frozen=True)
+class IntegrationStatus:
+    last_order: dict | None
+    last_tracked: dict | None
+    last_cancel: dict | None
+    last_update: dict | None
+    last_test: dict | None
+    usual_days: int  # days of the 7 before today with live order confirmations
+    silent: bool  # a usual sender that sent no order confirmation for SILENCE
+
+
+def integration_status(brand: Brand, now: datetime) -> IntegrationStatus:
+    """The latest event of each kind (one index probe each) and whether orders stopped arriving."""
+    # Ordered by received_at alone, so each probe walks the index on its own filter (outcome,
+    # endpoint or namespace) even for a brand that has never had such an event.
+    live = OutcomeEvent.objects.filter(brand=brand, is_test=False).order_by("-received_at")
+    fields = ("id", "received_at", "outcome", "order_id", "endpoint")
+    last_order = live.filter(endpoint=Endpoint.ORDER_CONFIRMATION).values(*fields).first()
+    last_tracked = (
+        live.filter(outcome=Outcome.TRACKED, endpoint=Endpoint.ORDER_CONFIRMATION).values(*fields).first()
+    )
+    last_cancel = live.filter(endpoint=Endpoint.CANCEL).values(*fields).first()
+    last_update = live.filter(endpoint=Endpoint.UPDATE).values(*fields).first()
+    last_test = (
+        OutcomeEvent.objects.filter(brand=brand, is_test=True)
+        .order_by("-received_at")
+        .values(*fields)
+        .first()
+    )
+    today = now.astimezone(UTC).date()
+    usual_days = (
+        DailyOutcomeCount.objects.filter(
+            brand=brand,
+            endpoint=Endpoint.ORDER_CONFIRMATION,
+            is_test=False,
+            count__gt=0,
+            day__gte=today - timedelta(days=7),
+            day__lt=today,
+        )
+        .values("day")
+        .distinct()
+        .count()
+    )
+    quiet = last_order is None or last_order["received_at"] < now - SILENCE
+    return IntegrationStatus(
+        last_order=last_order,
+        last_tracked=last_tracked,
+        last_cancel=last_cancel,
+        last_update=last_update,
+        last_test=last_test,
+        usual_days=usual_days,
+        silent=usual_days >= USUAL_SENDER_DAYS and quiet,
+    )
+
+
+# --- Events list, detail and export -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventFilters:
+    outcome: str = ""
+    endpoint: str = ""
+    namespace: str = ""  # "", "live" or "test"
+    date_from: date | None = None
+    date_to: date | None = None
+    order_id: str = ""  # the start of the order id (an exact id matches too)
+    needs_action: bool = False  # only outcomes with a fix for the brand
+    has_warnings: bool = False
+
+
+LIST_FIELDS = (
+    "id",
+    "received_at",
+    "endpoint",
+    "order_id",
+    "outcome",
+    "http_status",
+    "is_test",
+    "has_warnings",
+    "answered_outcome",
+)
+# The outcomes the brand can fix, as the overview's "Needs your action" lists them.
+NEEDS_ACTION = [outcome.value for outcome, info in OUTCOMES.items() if info.recorded and info.needs_action]
+
+
+def events(brand: Brand, filters: EventFilters):
+    """The brand's events matching `filters`, newest first (ties broken by id)."""
+    qs = OutcomeEvent.objects.filter(brand=brand)
+    if filters.order_id:
+        # LIKE 'abc%': the (brand, order_id) index with its pattern operator class.
+        qs = qs.filter(order_id__startswith=filters.order_id)
+    if filters.has_warnings:
+        qs = qs.filter(has_warnings=True)  # the partial index of warned events
+    if filters.needs_action:
+        qs = qs.filter(outcome__in=NEEDS_ACTION)
+    if filters.outcome:
+        qs = qs.filter(outcome=filters.outcome)
+    if filters.endpoint:
+        qs = qs.filter(endpoint=filters.endpoint)
+    if filters.namespace:
+        qs = qs.filter(is_test=filters.namespace == "test")
+    if filters.date_from:
+        qs = qs.filter(received_at__gte=start_of_day(filters.date_from))
+    if filters.date_to:
+        qs = qs.filter(received_at__lt=start_of_day(filters.date_to + timedelta(days=1)))
+    return qs.order_by("-received_at", "-id")
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """A position in the newest-first list: the (received_at, id) of an event."""
+
+    received_at: datetime
+    id: int
+
+    def encode(self) -> str:
+        micros = (self.received_at - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+        return f"{micros}.{self.id}"
+
+    @classmethod
+    def decode(cls, text: str | None) -> "Cursor | None":
+        try:
+            micros, _, pk = (text or "").partition(".")
+            when = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=int(micros))
+            return cls(when, int(pk))
+        except (ValueError, OverflowError):
+            return None
+
+    @classmethod
+    def of(cls, row: dict) -> "Cursor":
+        return cls(row["received_at"], row["id"])
+
+
+@dataclass(frozen=True)
+class EventPage:
+    rows: list[dict]
+    newer: Cursor | None  # link to the page of newer events, if any
+    older: Cursor | None  # link to the page of older events, if any
+
+
+def events_page(
+    brand: Brand,
+    filters: EventFilters,
+    *,
+    older_than: Cursor | None = None,
+    newer_than: Cursor | None = None,
+    size: int = 50,
+) -> EventPage:
+    """One page of events by keyset: one indexed range read, as fast on page 1000 as on page 1."""
+    qs = events(brand, filters).values(*LIST_FIELDS)
+    if newer_than is not None:
+        t, pk = newer_than.received_at, newer_than.id
+        rows = list(
+            qs.filter(Q(received_at__gt=t) | Q(received_at=t, id__gt=pk), received_at__gte=t).order_by(
+                "received_at", "id"
+            )[: size + 1]
+        )
+        more_newer = len(rows) > size
+        rows = rows[:size][::-1]
+        return EventPage(
+            rows,
+            newer=Cursor.of(rows[0]) if rows and more_newer else None,
+            older=Cursor.of(rows[-1]) if rows else newer_than,
+        )
+    if older_than is not None:
+        t, pk = older_than.received_at, older_than.id
+        qs = qs.filter(Q(received_at__lt=t) | Q(received_at=t, id__lt=pk), received_at__lte=t)
+    rows = list(qs[: size + 1])
+    more_older = len(rows) > size
+    rows = rows[:size]
+    return EventPage(
+        rows,
+        newer=(Cursor.of(rows[0]) if rows else older_than) if older_than is not None else None,
+        older=Cursor.of(rows[-1]) if rows and more_older else None,
+    )
+
+
+def event(brands, pk: int) -> OutcomeEvent | None:
+    """One event, only if it belongs to one of `brands` (a queryset or list of brands)."""
+    return OutcomeEvent.objects.select_related("brand").filter(pk=pk, brand__in=brands).first()
+
+
+def commission_of(brand: Brand, order_id: str, *, is_test: bool) -> Commission | None:
+    """The commission of one of the brand's orders, with its state moves, or None (not attributed)."""
+    if not order_id:
+        return None
+    return (
+        Commission.objects.filter(brand=brand, order__order_id=order_id, order__is_test=is_test)
+        .prefetch_related("state_changes")
+        .first()
+    )
+
+
+EXPORT_FIELDS = (*LIST_FIELDS, "request_id", "warnings")
+EXPORT_CHUNK_SIZE = 2000
+
+
+def export_rows(brand: Brand, filters: EventFilters) -> Iterator[dict]:
+    """Every matching event, streamed from the database in chunks (a server-side cursor on PostgreSQL)."""
+    return events(brand, filters).values(*EXPORT_FIELDS).iterator(chunk_size=EXPORT_CHUNK_SIZE)

@@ -1,0 +1,148 @@
+"""Setup page (/health/setup/): a brand's integration kit pre-filled with this service's address, and a
+"send a test order" button that goes through the same service and outcome log as the API.
+"""
+
+import json
+import logging
+import secrets
+from urllib.parse import urlencode
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.db import DatabaseError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from attribution.models import CreatorLink
+from attribution.orders import confirm_order
+from attribution.outcomes import Result
+from brands.models import Brand
+from health.log.models import Endpoint
+from health.log.recording import EventRecord, record
+from health.pages import queries
+from health.pages.access import brand_page
+from health.pages.overview import info_of
+
+logger = logging.getLogger(__name__)
+
+LINKS_SHOWN = 20
+
+
+class TestOrderForm(forms.Form):
+    """Raw values on purpose: the service judges them as it judges a brand's snippet."""
+
+    host = forms.ChoiceField(label="Sent from")
+    order_amount = forms.CharField(label="Amount", initial="10.00", max_length=32)
+    currency = forms.CharField(label="Currency", initial="USD", max_length=8)
+    code = forms.CharField(label="Discount code", required=False, max_length=100)
+
+    def __init__(self, *args, hosts: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["host"].choices = [(h, h) for h in hosts]
+
+
+def send_test_order(
+    *, brand: Brand, host: str, order_amount: str, currency: str, code: str, request_id: str
+) -> tuple[Result, int | None]:
+    """A `test: true` order confirmation from one of the brand's properties, judged and logged as the API would.
+
+    Returns the service's result and the id of its outcome log row (None if the log write failed).
+    """
+    received_at = timezone.now()
+    payload = {
+        "orderId": f"setup-test-{received_at:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}",
+        "orderAmount": order_amount,
+        "currency": currency,
+        "page_url": f"https://{host}/setup-test",
+        "test": True,
+    }
+    if code.strip():
+        payload["code"] = code
+    result = confirm_order(payload=payload, received_at=received_at)
+    if result.brand_id is None:
+        result.brand_id = brand.pk  # the host is the brand's own property; keep the row in its log
+    event = EventRecord.of(
+        result,
+        endpoint=Endpoint.ORDER_CONFIRMATION,
+        received_at=received_at,
+        request_id=request_id,
+        body=json.dumps(payload),
+    )
+    try:
+        return result, record(event)
+    except DatabaseError:
+        logger.exception("outcome log write failed", extra={"request_id": request_id})
+        return result, None
+
+
+def _absolute_static(request, path: str) -> str:
+    """The unhashed address of a static file: brands paste it once, so it must survive deploys."""
+    static = settings.STATIC_URL
+    if static.startswith(("http://", "https://", "//")):
+        return request.build_absolute_uri(static + path)
+    return request.build_absolute_uri("/" + static.lstrip("/") + path)
+
+
+def _form(request, brand: Brand, hosts: list[str]) -> TestOrderForm:
+    """The test order form: as posted; after a send, with the values just sent (they ride along in the
+    redirect's query string, so a second try needs no retyping); otherwise from the primary property."""
+    if request.method == "POST":
+        return TestOrderForm(request.POST, hosts=hosts)
+    primary = brand.primary_property()
+    initial = {"host": primary.host if primary else None}
+    if "sent" in request.GET:
+        sent = TestOrderForm(request.GET, hosts=hosts)
+        sent.is_valid()  # a value edited away in the address bar just keeps its default
+        initial |= {name: value for name, value in sent.cleaned_data.items() if value not in (None, "")}
+    return TestOrderForm(initial=initial, hosts=hosts)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@brand_page
+def setup_page(request, chosen):
+    brand = chosen.brand
+    hosts = list(brand.properties.order_by("host").values_list("host", flat=True))
+    form = _form(request, brand, hosts)
+    here = f"{reverse('health:setup')}?{urlencode({'brand': brand.pk})}"
+
+    if request.method == "POST" and form.is_valid():
+        result, event_id = send_test_order(
+            brand=brand, request_id=getattr(request, "request_id", ""), **form.cleaned_data
+        )
+        if event_id is None:
+            messages.error(
+                request, f"Test order sent ({result.outcome}), but the outcome log could not be written."
+            )
+            return redirect(here)
+        return redirect(f"{here}&{urlencode({'sent': event_id, **form.cleaned_data})}#test-result")
+
+    sent = None
+    if request.GET.get("sent", "").isdigit():
+        sent = queries.event([brand], pk=int(request.GET["sent"]))
+
+    base_url = request.build_absolute_uri("/")
+    click_js = _absolute_static(request, "attribution/sms-click.js")
+    order_js = _absolute_static(request, "attribution/sms-order.js")
+    links = (
+        CreatorLink.objects.filter(brand=brand, is_active=True)
+        .select_related("creator", "discount_code")
+        .order_by("creator__name", "code")[:LINKS_SHOWN]
+    )
+    context = {
+        **chosen.context,
+        "form": form,
+        "hosts": hosts,
+        "base_url": base_url,
+        "click_js": click_js,
+        "order_js": order_js,
+        # sms-order.js finds the endpoint from its own address unless static files live elsewhere.
+        "needs_endpoint": not order_js.startswith(base_url),
+        "endpoint": f"{base_url}api/order_confirmation",
+        "links": [(link, f"{base_url}l/{link.code}") for link in links],
+        "sent": sent,
+        "sent_info": info_of(sent.outcome, sent.endpoint) if sent else None,
+    }
+    return render(request, "health/setup.html", context)

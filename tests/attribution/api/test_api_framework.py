@@ -1,0 +1,220 @@
+"""What every API answer shares (docs/decisions.md, "Response envelope"), the OpenAPI schema and docs, the request log, and the
+production settings."""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/nothing-here", "/api/Affiliates/", "/api/Affiliates/refund", "/api/order-confirmation"]
+)
+def test_unknown_api_paths_answer_json_404(db, path):
+    # A real caller faces the CSRF check, which the default test client skips: a typo in a
+    # path must get this 404, not Django's HTML "CSRF verification failed" page.
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(path, "{}", content_type="application/json")
+    assert response.status_code == 404
+    assert response.json() == {"success": False, "outcome": "not_found", "error": f"No endpoint at {path}."}
+    assert response.content.startswith(b'{"success":false,')  # written as every other answer is
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/api/order_confirmation"),
+        ("put", "/api/Affiliates/cancel"),
+        ("delete", "/api/Affiliates/update"),
+    ],
+)
+def test_wrong_methods_answer_json_405_and_are_not_recorded(client, db, method, path):
+    from health.log.models import OutcomeEvent
+
+    response = getattr(client, method)(path)
+    assert response.status_code == 405
+    assert response.json()["success"] is False
+    assert response.json()["outcome"] == "method_not_allowed"
+    assert not OutcomeEvent.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["/api/order_confirmation", "/api/order_confirmation/"])
+def test_the_interface_paths_work_with_or_without_a_trailing_slash_and_never_redirect(client, prop, path):
+    body = {"orderAmount": 5, "orderId": path, "currency": "USD", "page_url": f"https://{prop.host}/"}
+    response = client.post(path, json.dumps(body), content_type="application/json")
+    assert response.status_code == 200
+
+
+def test_the_openapi_schema_documents_every_endpoint(client, db):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = json.loads(response.content)
+    assert set(schema["paths"]) >= {
+        "/api/order_confirmation",
+        "/api/Affiliates/cancel",
+        "/api/Affiliates/update",
+        "/api/Affiliates/orders/{order_id}",
+    }
+    assert schema["components"]["securitySchemes"]["developerKey"]["scheme"] == "bearer"
+
+
+def test_the_interactive_docs_load_their_assets_from_this_service(client, db):
+    page = client.get("/api/docs/").content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
+    assert "cdn." not in page and "unpkg" not in page
+
+
+def test_each_api_request_writes_one_json_log_line_with_what_operators_follow(client, prop, caplog):
+    body = {"orderAmount": 5, "orderId": "LOG-1", "currency": "USD", "page_url": f"https://{prop.host}/"}
+    with caplog.at_level(logging.INFO, logger="attribution.requests"):
+        response = client.post(
+            "/api/order_confirmation",
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_X_REQUEST_ID="req-12345678",
+        )
+    [line] = [r for r in caplog.records if r.name == "attribution.requests"]
+    assert response["X-Request-ID"] == "req-12345678"
+    assert (line.request_id, line.endpoint, line.brand_id, line.outcome, line.status) == (
+        "req-12345678",
+        "order_confirmation",
+        prop.brand_id,
+        "no_attribution",
+        200,
+    )
+    assert line.duration_ms >= 0
+
+
+def test_the_log_line_of_a_keyed_request_with_a_broken_body_names_the_key_s_brand(client, alice, caplog):
+    with caplog.at_level(logging.INFO, logger="attribution.requests"):
+        client.post("/api/Affiliates/cancel", "{not json", content_type="application/json", **alice.headers)
+    [line] = [r for r in caplog.records if r.name == "attribution.requests"]
+    assert (line.endpoint, line.brand_id, line.outcome, line.status) == (
+        "cancel",
+        alice.brand.id,
+        "invalid_params",
+        400,
+    )
+
+
+def test_postgresql_connections_carry_a_statement_timeout(db):
+    if connection.vendor != "postgresql":
+        pytest.skip("the statement timeout is a PostgreSQL setting")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] not in ("0", "")
+
+
+def test_production_settings_pass_the_deployment_checklist():
+    env = {
+        **os.environ,
+        "DEBUG": "False",
+        "SECRET_KEY": "x" * 20 + "production-like-secret-key-for-the-check-0123456789",
+        "ALLOWED_HOSTS": "attribution.example.com",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {**os.environ, "DEBUG": "False", "SECRET_KEY": ""}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_an_error_outside_the_api_views_still_answers_json_under_api(rf):
+    import config.urls
+    from attribution.api.views import server_error
+
+    assert config.urls.handler500 == "attribution.api.views.server_error"
+    api_answer = server_error(rf.get("/api/Affiliates/cancel"))
+    page_answer = server_error(rf.get("/health/"))
+
+    assert api_answer.status_code == 500
+    assert json.loads(api_answer.content) == {
+        "success": False,
+        "outcome": "handler_error",
+        "error": "Processing error on the service side.",
+    }
+    assert page_answer.status_code == 500
+    assert page_answer["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/order_confirmation", "/api/Affiliates/cancel", "/api/Affiliates/update"]
+)
+def test_a_plain_options_request_describes_the_endpoint_in_the_envelope_and_is_not_recorded(client, db, path):
+    from health.log.models import OutcomeEvent
+
+    response = client.options(path)
+
+    assert response.status_code == 200
+    assert response.json()["success"] is True
+    assert response.json()["outcome"] == "options"
+    assert response["Allow"] == "POST, OPTIONS"
+    assert not OutcomeEvent.objects.exists()
+
+
+# Servers send what their HTTP client defaults to, and some ask for HTML or XML: the events are judged
+# all the same and answered in JSON (docs/decisions.md, "Response envelope"), never refused as not acceptable.
+@pytest.mark.parametrize("accept", ["text/html", "application/xml", "text/html,application/xhtml+xml;q=0.9"])
+def test_every_endpoint_answers_json_whatever_the_client_accepts(client, prop, alice, accept):
+    from attribution.models import Order
+    from tests.attribution.keyed import CANCEL, UPDATE, commission_for, order_url
+
+    commission_for(prop.brand, order_id="ACC-1")
+    confirmation = {
+        "orderAmount": 5,
+        "orderId": "ACC-2",
+        "currency": "USD",
+        "page_url": f"https://{prop.host}/",
+    }
+    answers = [
+        client.post(
+            "/api/order_confirmation",
+            json.dumps(confirmation),
+            content_type="application/json",
+            HTTP_ACCEPT=accept,
+        ),
+        client.post(
+            UPDATE,
+            json.dumps({"order_id": "ACC-1", "new_order_amount": "80.00", "currency": "USD"}),
+            content_type="application/json",
+            HTTP_ACCEPT=accept,
+            **alice.headers,
+        ),
+        client.post(
+            CANCEL,
+            json.dumps({"order_id": "ACC-1"}),
+            content_type="application/json",
+            HTTP_ACCEPT=accept,
+            **alice.headers,
+        ),
+        client.get(order_url("ACC-1"), HTTP_ACCEPT=accept, **alice.headers),
+    ]
+
+    assert [(a.status_code, a["Content-Type"], a.json()["outcome"]) for a in answers] == [
+        (200, "application/json", "no_attribution"),
+        (200, "application/json", "tracked"),
+        (200, "application/json", "tracked"),
+        (200, "application/json", "found"),
+    ]
+    assert Order.objects.filter(order_id="ACC-2").exists()

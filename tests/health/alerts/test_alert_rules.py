@@ -1,0 +1,254 @@
+"""The alert rules, with a clock the tests move by hand (docs/alerts.md): each fires when it should,
+stays quiet when it should not, resolves by itself, and is told exactly once per flip."""
+
+from datetime import timedelta
+
+import pytest
+
+from attribution import spool
+from health.alerts.evaluation import evaluate
+from health.alerts.models import AlertRuleSet, Incident, Notification
+from tests import factories
+from tests.health.alerting import T0, history, log
+
+pytestmark = pytest.mark.django_db
+
+MIN = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
+
+
+def opened(result):
+    return [(i.rule, i.subject) for i in result.opened]
+
+
+def flips(incident):
+    return list(Notification.objects.filter(incident=incident).order_by("id").values_list("kind", flat=True))
+
+
+# --- silence ----------------------------------------------------------------------------------------
+
+
+def test_silence_waits_for_the_floor_then_opens_when_usual_orders_are_missing(busy):
+    assert opened(evaluate(now=T0 + 59 * MIN)) == []
+
+    result = evaluate(now=T0 + 61 * MIN)
+
+    assert opened(result) == [("silence", "")]
+    incident = result.opened[0]
+    assert incident.counts == {"last_order_at": T0.isoformat(), "silent_minutes": 61, "usual_orders": 10.2}
+    assert incident.opened_at == T0 + 61 * MIN and incident.is_open
+
+
+def test_silence_resolves_when_a_live_order_arrives_and_is_told_once_per_flip(busy):
+    incident = evaluate(now=T0 + 2 * HOUR).opened[0]
+    evaluate(now=T0 + 2 * HOUR + MIN)
+    evaluate(now=T0 + 3 * HOUR)
+    assert flips(incident) == ["opened"]
+
+    log(busy, at=T0 + 3 * HOUR + 5 * MIN)
+    result = evaluate(now=T0 + 3 * HOUR + 6 * MIN)
+    evaluate(now=T0 + 3 * HOUR + 7 * MIN)
+
+    assert result.resolved == [incident]
+    incident.refresh_from_db()
+    assert incident.resolved_at == T0 + 3 * HOUR + 6 * MIN
+    assert flips(incident) == ["opened", "resolved"]
+    assert Incident.objects.count() == 1
+
+
+def test_a_small_shop_quiet_at_night_stays_quiet_until_its_usual_morning_orders_are_missing(brand):
+    # Two orders an hour from 08:00 to 20:00, none at night; the last came at 19:50.
+    history(brand, lambda hour: 2 if 8 <= hour.hour < 20 else 0, until=T0 + 6 * HOUR)
+    evening = T0.replace(hour=19, minute=50)
+    log(brand, at=evening)
+
+    for hour in (22, 24 + 2, 24 + 6, 24 + 9):  # 22:00, 02:00, 06:00, 09:00 next day
+        assert opened(evaluate(now=T0.replace(hour=0) + hour * HOUR)) == [], hour
+
+    # By 10:30 about 5 of its usual morning orders are missing.
+    assert opened(evaluate(now=T0.replace(hour=10, minute=30) + 24 * HOUR)) == [("silence", "")]
+
+
+def test_a_brand_with_no_history_is_not_judged(brand, other_brand):
+    log(brand, at=T0)  # its first order ever; other_brand has sent nothing at all
+
+    assert opened(evaluate(now=T0 + 6 * HOUR)) == []
+    assert opened(evaluate(now=T0 + 30 * HOUR)) == []
+
+
+def test_test_orders_are_no_history_and_do_not_end_a_silence(brand):
+    history(brand, lambda hour: 10, until=T0, is_test=True)
+    log(brand, at=T0, is_test=True)
+    assert opened(evaluate(now=T0 + 3 * HOUR)) == []
+
+    history(brand, lambda hour: 10, until=T0)
+    log(brand, at=T0)
+    incident = evaluate(now=T0 + 3 * HOUR + MIN).opened[0]
+    log(brand, at=T0 + 3 * HOUR + 2 * MIN, is_test=True)
+
+    assert evaluate(now=T0 + 3 * HOUR + 3 * MIN).resolved == []
+    assert Incident.objects.get(pk=incident.pk).is_open
+
+
+def test_the_brand_sets_its_own_floor_and_threshold(busy):
+    AlertRuleSet.objects.create(brand=busy, silence_floor_minutes=5, silence_usual_orders=1)
+
+    assert opened(evaluate(now=T0 + 6 * MIN)) == [("silence", "")]
+
+
+def test_turning_a_rule_off_resolves_its_open_incident(busy):
+    incident = evaluate(now=T0 + 2 * HOUR).opened[0]
+    AlertRuleSet.objects.create(brand=busy, silence_enabled=False)
+
+    assert evaluate(now=T0 + 2 * HOUR + MIN).resolved == [incident]
+    assert opened(evaluate(now=T0 + 3 * HOUR)) == []
+
+
+def test_an_inactive_brand_is_not_watched(busy):
+    incident = evaluate(now=T0 + 2 * HOUR).opened[0]
+    busy.is_active = False
+    busy.save()
+
+    assert evaluate(now=T0 + 2 * HOUR + MIN).resolved == [incident]
+
+
+# --- problem spike ----------------------------------------------------------------------------------
+
+
+def only_spikes(brand):
+    AlertRuleSet.objects.create(brand=brand, silence_enabled=False, new_problem_enabled=False)
+
+
+def test_a_spike_needs_both_the_share_and_the_minimum_count(busy):
+    only_spikes(busy)
+    now = T0 + 30 * MIN
+    log(busy, "tracked", at=T0 + MIN, n=6)
+    log(busy, "invalid_order_amount", at=T0 + 2 * MIN, n=4)  # 40 % but only 4 events
+    assert opened(evaluate(now=now)) == []
+
+    log(busy, "invalid_order_amount", at=T0 + 3 * MIN, n=1)
+    result = evaluate(now=now)
+
+    # 5 of 12 order confirmations (the one at T0 included) in the last hour.
+    assert opened(result) == [("problem_spike", "")]
+    spike = result.opened[0]
+    assert spike.counts == {
+        "orders": 12,
+        "needs_action": 5,
+        "percent": 41.7,
+        "top": [["invalid_order_amount", 5]],
+    }
+
+
+def test_a_spike_of_test_events_or_of_other_endpoints_is_not_a_spike(busy):
+    only_spikes(busy)
+    log(busy, "invalid_order_amount", at=T0 + MIN, n=20, is_test=True)
+    log(busy, "unauthorized", at=T0 + MIN, n=20, endpoint="cancel")
+
+    assert opened(evaluate(now=T0 + 2 * MIN)) == []
+
+
+def test_a_spike_resolves_when_the_last_hour_falls_below_half_the_threshold(busy):
+    only_spikes(busy)
+    log(busy, "invalid_order_amount", at=T0 + MIN, n=6)
+    spike = evaluate(now=T0 + 2 * MIN).opened[0]
+
+    log(busy, "tracked", at=T0 + 40 * MIN, n=30)  # 6 of 37: 16 %, above half of 20 %
+    assert evaluate(now=T0 + 41 * MIN).resolved == []
+
+    log(busy, "tracked", at=T0 + 65 * MIN, n=30)  # the 6 problems left the last hour
+    assert evaluate(now=T0 + 66 * MIN).resolved == [spike]
+    assert flips(spike) == ["opened", "resolved"]
+
+
+# --- new problem ------------------------------------------------------------------------------------
+
+
+def test_a_new_problem_opens_after_n_occurrences_in_24_hours(busy):
+    log(busy, "unregistered_property", at=T0 - 20 * HOUR, n=2)
+    assert "new_problem" not in [r for r, _ in opened(evaluate(now=T0 + MIN))]
+
+    log(busy, "unregistered_property", at=T0 + 2 * MIN)
+    result = evaluate(now=T0 + 3 * MIN)
+
+    assert ("new_problem", "unregistered_property") in opened(result)
+    incident = next(i for i in result.opened if i.rule == "new_problem")
+    assert incident.counts == {"outcome": "unregistered_property", "events_24h": 3, "events_last_hour": 1}
+
+
+def test_a_problem_seen_in_the_week_before_is_not_new(busy):
+    history(
+        busy,
+        lambda hour: 1 if hour.hour == 9 and hour.day == T0.day - 3 else 0,
+        until=T0,
+        outcome="unregistered_property",
+    )
+    log(busy, "unregistered_property", at=T0 + MIN, n=5)
+
+    assert "new_problem" not in [r for r, _ in opened(evaluate(now=T0 + 2 * MIN))]
+
+
+def test_test_events_never_make_a_new_problem(busy):
+    log(busy, "unregistered_property", at=T0 + MIN, n=5, is_test=True)
+
+    assert opened(evaluate(now=T0 + 2 * MIN)) == []
+
+
+def test_a_new_problem_resolves_after_an_hour_of_events_without_it_but_not_in_a_quiet_night(busy):
+    AlertRuleSet.objects.create(brand=busy, silence_enabled=False, spike_enabled=False)
+    log(busy, "unregistered_property", at=T0 + MIN, n=3)
+    incident = evaluate(now=T0 + 2 * MIN).opened[0]
+
+    assert evaluate(now=T0 + 2 * HOUR).resolved == []  # no event at all for an hour: nothing shows a fix
+
+    log(busy, "tracked", at=T0 + 2 * HOUR + MIN)
+    assert evaluate(now=T0 + 2 * HOUR + 2 * MIN).resolved == [incident]
+
+
+def test_a_new_problem_that_comes_back_opens_again(busy):
+    AlertRuleSet.objects.create(brand=busy, silence_enabled=False, spike_enabled=False)
+    log(busy, "unregistered_property", at=T0 + MIN, n=3)
+    first = evaluate(now=T0 + 2 * MIN).opened[0]
+    log(busy, "tracked", at=T0 + 70 * MIN)
+    evaluate(now=T0 + 71 * MIN)
+
+    log(busy, "unregistered_property", at=T0 + 3 * HOUR)
+    again = evaluate(now=T0 + 3 * HOUR + MIN).opened
+
+    assert [(i.rule, i.subject) for i in again] == [("new_problem", "unregistered_property")]
+    assert again[0].pk != first.pk
+
+
+# --- service side -----------------------------------------------------------------------------------
+
+
+def test_a_service_side_fault_opens_one_incident_for_account_managers(brand, other_brand):
+    log(brand, "insert_failed", at=T0 - 10 * MIN)
+    log(None, "handler_error", at=T0 - 5 * MIN)
+
+    result = evaluate(now=T0)
+
+    assert [(i.brand_id, i.rule) for i in result.opened] == [(None, "service_side")]
+    assert result.opened[0].counts["failures"] == {"handler_error": 1, "insert_failed": 1}
+    assert evaluate(now=T0 + 30 * MIN).resolved == []
+    assert [i.rule for i in evaluate(now=T0 + 61 * MIN).resolved] == ["service_side"]
+
+
+def test_an_event_waiting_in_the_spool_for_minutes_is_a_service_side_fault(db):
+    spool.keep_event(endpoint="order_confirmation", received_at=T0 - 4 * MIN, request_id="r1", body=b"{}")
+    spool.save_backlog(spool.pending(), now=T0)  # what a replay run that could not process it leaves
+
+    assert opened(evaluate(now=T0)) == []
+    assert opened(evaluate(now=T0 + 2 * MIN)) == [("service_side", "")]
+
+
+def test_evaluation_judges_every_active_brand(db):
+    brands = [factories.BrandFactory() for _ in range(3)]
+    for b in brands:
+        history(b, lambda hour: 5, until=T0)
+        log(b, at=T0)
+
+    result = evaluate(now=T0 + 2 * HOUR)
+
+    assert result.brands == 3
+    assert sorted(i.brand_id for i in result.opened) == sorted(b.pk for b in brands)
