@@ -13,15 +13,17 @@ from decimal import Decimal
 
 from django.db import DatabaseError
 
-from brands.models import Creator, DiscountCode, KnownShopper
+from brands.models import Creator, DiscountCode, KnownShopper, Property
 from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.lib.statements import SelectStatement
 from health.log.recording import Receipt
 
 from . import store
+from . import trace as why
 from .models import Attribution, Click, Order
 from .money import commission_amount
 from .outcomes import Outcome, Result, say
+from .parsing import loads_strict
 from .serializers import OrderConfirmationSerializer
 
 logger = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ class _Decision:
     discount_code: DiscountCode | None = None
     creator_id: int | None = None
     detail: str = ""
+    trace: list = field(default_factory=list)  # attribution.trace: the signals consulted, in order
 
 
 def _display_order_id(value) -> str:
@@ -181,7 +184,7 @@ _click = SelectStatement(
     "click",
     f"FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id "
     "WHERE click.click_id = %s",
-    extra={"creator_is_active": "creator.is_active"},
+    extra={"creator_is_active": "creator.is_active", "creator_name": "creator.name"},
 )
 # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides are
 # lowered by the database, so a code matches exactly when the constraint would call it the same code.
@@ -191,45 +194,64 @@ _discount_code = SelectStatement(
     f"FROM {DiscountCode._meta.db_table} code "
     f"LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id "
     "WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)",
-    extra={"creator_is_active": "creator.is_active"},
+    extra={"creator_is_active": "creator.is_active", "creator_name": "creator.name"},
 )
 
 
 def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, received_at) -> _Decision:
-    """Steps 8-13 of the decision order: reads only; the order is stored afterwards."""
+    """Steps 8-13 of the decision order: reads only; the order is stored afterwards. Each signal consulted
+    adds its step to the trace (attribution.trace), which is stored with the order."""
     if resolution.is_unregistered_property:
         return _Decision(Outcome.UNREGISTERED_PROPERTY, detail=resolution.host or "")
     if brand.storefront_handles_orders:
         return _Decision(Outcome.SHOPIFY_HANDOFF)
 
+    trace: list[dict] = []
     fallback = None
     if fields.click_id:
-        click = _click([fields.click_id])  # with creator_is_active
+        click = _click([fields.click_id])  # with creator_is_active, creator_name
         if click is None:
-            return _Decision(Outcome.CLICK_NOT_FOUND)
+            trace.append(why.click_not_found(fields.click_id))
+            return _Decision(Outcome.CLICK_NOT_FOUND, trace=trace)
+        elapsed = received_at - click.clicked_at
+        window = brand.attribution_window_days
         if click.brand_id != brand.id:
-            fallback = _Decision(Outcome.CROSS_BRAND_CLICK)
+            trace.append(why.cross_brand_click(click.click_id))
+            fallback = Outcome.CROSS_BRAND_CLICK
         elif click.property_id != resolution.property_id:
-            fallback = _Decision(Outcome.PROPERTY_MISMATCH)
-        elif received_at - click.clicked_at > timedelta(days=brand.attribution_window_days):
-            fallback = _Decision(Outcome.EXPIRED_CLICK)
+            trace.append(why.property_mismatch(click.click_id, _host_of(click.property_id), resolution.host))
+            fallback = Outcome.PROPERTY_MISMATCH
+        elif elapsed > timedelta(days=window):
+            trace.append(why.expired_click(click.click_id, elapsed, window))
+            fallback = Outcome.EXPIRED_CLICK
         elif not click.creator_is_active:
-            return _Decision(Outcome.BANNED_USER, attribution=Attribution.CLICK, click=click)
+            trace.append(why.click_banned(click.click_id, click.creator_name))
+            return _Decision(Outcome.BANNED_USER, attribution=Attribution.CLICK, click=click, trace=trace)
         else:
-            return _Decision(Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id)
+            trace.append(why.click_attributed(click.click_id, click.creator_name, elapsed, window))
+            return _Decision(
+                Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id, trace=trace
+            )
 
     if fields.code:
-        code = _discount_code([brand.id, fields.code])  # with creator_is_active
-        if code is not None and not code.is_blacklisted and code.creator_is_active:
+        code = _discount_code([brand.id, fields.code])  # with creator_is_active, creator_name
+        if code is None:
+            trace.append(why.unregistered_code(fields.code))
+        elif code.is_blacklisted:
+            trace.append(why.blacklisted_code(code.code))
+        elif not code.creator_is_active:
+            trace.append(why.code_banned(code.code, has_creator=code.creator_id is not None))
+        else:
+            trace.append(why.code_attributed(code.code, code.creator_name))
             return _Decision(
-                Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id
+                Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id, trace=trace
             )
         if fallback is None:
             if code is None:
-                return _Decision(Outcome.UNREGISTERED_CODE, detail=fields.code)
+                return _Decision(Outcome.UNREGISTERED_CODE, detail=fields.code, trace=trace)
             if code.is_blacklisted:
-                return _Decision(Outcome.BLACKLISTED_CODE, discount_code=code)
-            return _Decision(Outcome.BANNED_USER, Attribution.CODE, discount_code=code)
+                return _Decision(Outcome.BLACKLISTED_CODE, discount_code=code, trace=trace)
+            return _Decision(Outcome.BANNED_USER, Attribution.CODE, discount_code=code, trace=trace)
 
     if fields.email_hash and (fallback is not None or not fields.code):
         shopper = (
@@ -238,9 +260,38 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
             .first()
         )
         if shopper is not None:
-            return _Decision(Outcome.TRACKED, Attribution.SHOPPER, creator_id=shopper.creator_id)
+            trace.append(why.shopper_attributed(shopper.creator.name))
+            return _Decision(Outcome.TRACKED, Attribution.SHOPPER, creator_id=shopper.creator_id, trace=trace)
+        trace.append(why.shopper_not_known())
 
-    return fallback or _Decision(Outcome.NO_ATTRIBUTION)
+    return _Decision(fallback or Outcome.NO_ATTRIBUTION, trace=trace)
+
+
+def _host_of(property_id: int | None) -> str:
+    """The host a click's property serves (only a property mismatch asks, so it is not on the hot path)."""
+    if property_id is None:
+        return ""
+    return Property.objects.filter(pk=property_id).values_list("host", flat=True).first() or ""
+
+
+def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:
+    """What-if: the decision an order confirmation `body` (its text as the outcome log keeps it) would get
+    at `at`, under today's codes, clicks, creators and window. Reads only; None when the body is not JSON,
+    no longer resolves to a brand or fails the field rules."""
+    try:
+        payload = loads_strict(body.encode())
+    except ValueError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    resolution = _resolve_event(payload)
+    if resolution.brand is None:
+        return None
+    fields = _parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
+    if fields is None:
+        return None
+    decision = _decide(brand=resolution.brand, resolution=resolution, fields=fields, received_at=at)
+    return str(decision.outcome), decision.trace
 
 
 def _message(decision: _Decision) -> str:
@@ -272,6 +323,7 @@ def _rows(*, brand, resolution, fields, decision, received_at) -> tuple[dict, di
         "code_sent": fields.code or "",
         "creator_id": decision.creator_id,
         "received_at": received_at,
+        "trace": decision.trace,
     }
     commission = None
     if decision.outcome == Outcome.TRACKED:

@@ -43,6 +43,7 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
             "is_test": order.is_test,
             "outcome": order.outcome,
             "received_at": order.received_at.isoformat(),
+            "trace": order.trace,
         },
         "commission": None,
     }

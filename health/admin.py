@@ -1,10 +1,11 @@
 """The outcome log and its counts for account managers: read-only, across brands."""
 
-
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from attribution.admin.tracking import trace_html
+from attribution.models import Order
 from attribution.outcomes import RECORDED
 from config.lib.admin import CappedCountPaginator, ReadOnlyAdmin, admin_link
 from health.log.models import DailyOutcomeCount, OutcomeEvent
@@ -46,6 +47,7 @@ class OutcomeEventAdmin(ReadOnlyAdmin):
         "outcome",
         "http_status",
         "order_id",
+        "order_decision",
         "is_test",
         "received_at",
         "recorded_at",
@@ -68,6 +70,20 @@ class OutcomeEventAdmin(ReadOnlyAdmin):
             return "Not on any brand's health page (no brand resolved)."
         return format_html(
             '<a href="{}">Tracking health event page</a>', reverse("health:event", args=[obj.pk])
+        )
+
+    @admin.display(description="order and its decision")
+    def order_decision(self, obj):
+        """The order this event is about, linked, with the trace of the decision that stored it."""
+        if obj.brand_id is None or not obj.order_id:
+            return "–"
+        order = Order.objects.filter(
+            brand_id=obj.brand_id, order_id=obj.order_id, is_test=obj.is_test
+        ).first()
+        if order is None:
+            return "No order was stored with this id."
+        return format_html(
+            "{}<div style='margin-top:.4em'>{}</div>", admin_link(order), trace_html(order.trace)
         )
 
 

@@ -4,11 +4,13 @@ adjustments)."""
 from django.contrib import admin
 from django.db import models
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from config.lib.admin import saved_time
 
 from ..models import Adjustment, AmountChange, Click, Commission, CommissionStateChange, CreatorLink, Order
+from ..trace import readable
 from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
 
 
@@ -90,6 +92,36 @@ class OrderAdmin(ReadOnlyAdmin):
     date_hierarchy = "received_at"
     raw_id_fields = ["click", "discount_code", "creator", "property"]
     inlines = [CommissionInline]
+    exclude = ["trace"]
+    readonly_fields = ["decision_trace"]
+
+    @admin.display(description="decision trace")
+    def decision_trace(self, obj):
+        return trace_html(obj.trace)
+
+
+def trace_html(trace: list[dict]):
+    """An order's decision trace (attribution.trace) as a numbered list, the step that credited a creator in bold."""
+    if not trace:
+        return "No signal consulted: no click id, code or shopper email came with the order."
+    steps = readable(trace)
+    return format_html(
+        "<ol style='margin:0;padding-left:1.2em'>{}</ol>",
+        format_html_join(
+            "",
+            "<li>{}{}: {} ({}){}</li>",
+            (
+                (
+                    mark_safe("<strong>") if s["won"] else "",
+                    s["signal_label"],
+                    s["result_label"],
+                    s["detail"],
+                    mark_safe("</strong>") if s["won"] else "",
+                )
+                for s in steps
+            ),
+        ),
+    )
 
 
 class StateChangeInline(HistoryInline):

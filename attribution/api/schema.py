@@ -15,6 +15,7 @@ from attribution.serializers import (
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
+from attribution.trace import Signal, StepResult
 
 EVENTS = "Order events"
 READ_API = "Read API"
@@ -243,7 +244,25 @@ ORDER_READ = dict(
                 "properties": {
                     "success": {"type": "boolean", "enum": [True]},
                     "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
-                    "order": {"type": "object", "description": "The order as it was received."},
+                    "order": {
+                        "type": "object",
+                        "description": "The order as it was received, with `trace`: the signals its decision "
+                        "consulted, in order (empty for an order that sent none).",
+                        "properties": {
+                            "trace": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "required": ["signal", "result", "detail"],
+                                    "properties": {
+                                        "signal": {"type": "string", "enum": [str(s) for s in Signal]},
+                                        "result": {"type": "string", "enum": [str(r) for r in StepResult]},
+                                        "detail": {"type": "string"},
+                                    },
+                                },
+                            }
+                        },
+                    },
                     "commission": {
                         "type": "object",
                         "nullable": True,

@@ -40,6 +40,8 @@ class Order(models.Model):
         Creator, on_delete=models.SET_NULL, null=True, blank=True, related_name="orders"
     )
     received_at = models.DateTimeField(default=timezone.now)
+    # The signals the decision consulted, in order, as it took them (attribution.trace): [{signal, result, detail}].
+    trace = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [

@@ -6,8 +6,10 @@ from urllib.parse import urlencode
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
+from attribution.trace import readable
 from health.log.models import Endpoint
 from health.pages import order_queries
 from health.pages.access import brand_page
@@ -38,4 +40,11 @@ def order(request, chosen, order_id: str):
         info = info_of(row["outcome"], row["endpoint"])  # a tracked cancel cancelled; it attributed nothing
         row["label"] = info.label if info else ""
         row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
-    return render(request, "health/order.html", {**chosen.context, "page": page, "is_test": is_test})
+    context = {**chosen.context, "page": page, "is_test": is_test}
+    if page.order is not None:
+        context["trace"] = readable(page.order.trace)
+        if request.user.is_staff:  # what-if: the same event judged today; it changes nothing
+            what_if = order_queries.what_if(page.order, now=timezone.now())
+            what_if.trace = readable(what_if.trace)
+            context["what_if"] = what_if
+    return render(request, "health/order.html", context)

@@ -3,10 +3,12 @@ commission with every state move and amount change, the statement that bills it,
 payment, and every event about it. Every function takes the brand health.pages.access allowed."""
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from attribution.models import Adjustment, AmountChange, Commission, CommissionStateChange, Order, Statement
+from attribution.orders import decide_again
 from brands.models import Brand
-from health.log.models import OutcomeEvent
+from health.log.models import Endpoint, OutcomeEvent
 from health.pages.queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200
@@ -56,3 +58,40 @@ def order_page(brand: Brand, order_id: str, *, is_test: bool) -> OrderPage | Non
         page.adjustments = list(commission.adjustments.select_related("statement"))
         page.statement = commission.billed_statement
     return page
+
+
+@dataclass
+class WhatIf:
+    """The stored decision's event judged again now (attribution.orders.decide_again); nothing is written."""
+
+    outcome: str | None  # None when the event can no longer be judged (see `reason`)
+    trace: list[dict] = field(default_factory=list)
+    reason: str = ""
+
+
+def what_if(order: Order, *, now: datetime) -> WhatIf:
+    """Re-run the decision of `order` as it would be taken at `now`, under today's codes, clicks, creators and
+    window, from the body of the order confirmation that created it as the outcome log keeps it."""
+    body = (
+        OutcomeEvent.objects.filter(
+            brand_id=order.brand_id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            endpoint=Endpoint.ORDER_CONFIRMATION,
+            outcome=order.outcome,
+        )
+        .order_by("received_at", "id")
+        .values_list("request_body", flat=True)
+        .first()
+    )
+    if body is None:
+        return WhatIf(
+            None, reason="The order confirmation that created this order is no longer in the kept log."
+        )
+    decided = decide_again(body, at=now)
+    if decided is None:
+        return WhatIf(
+            None, reason="The kept body no longer reaches a decision: its host or fields are refused today."
+        )
+    outcome, trace = decided
+    return WhatIf(outcome, trace)

@@ -56,6 +56,7 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "is_test": False,
             "outcome": "tracked",
             "received_at": "2026-05-01T12:00:00+00:00",
+            "trace": [],  # made by a factory, not decided (tests/attribution/test_order_trace.py)
         },
         "commission": {
             "state": "pending",
@@ -196,6 +197,7 @@ def test_it_shows_an_order_received_without_a_commission(client, alice, brand):
             "is_test": False,
             "outcome": "no_attribution",
             "received_at": "2026-05-01T12:00:00+00:00",
+            "trace": [],
         },
         "commission": None,
     }
