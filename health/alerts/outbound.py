@@ -58,9 +58,33 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+# IPv6 ranges that carry an IPv4 address inside. Python counts most of them as global, but where a gateway
+# routes them (NAT64, 6to4 relays, an old stack's IPv4-compatible form) they reach that IPv4 address, which
+# may be private: the embedded address is judged instead (docs/alerts.md, "Where webhooks may go").
+_NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL_USE = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: the IPv4 part's place is the operator's
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]  # the client's address; the server's is public by construction
+    if address in _NAT64_WELL_KNOWN or (address in _IPV4_COMPATIBLE and int(address) > 1):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def address_allowed(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if address.version == 6 and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    if address.version == 6:
+        if address in _NAT64_LOCAL_USE:
+            return False  # where its IPv4 address sits is the network's choice: it cannot be checked
+        embedded = _embedded_ipv4(address)
+        if embedded is not None:
+            address = embedded
     if address.is_loopback:
         return settings.WEBHOOKS_ALLOW_LOCAL
     return address.is_global and not address.is_multicast

@@ -2,6 +2,7 @@
 Standard Webhooks spec with retries, backoff and a log of every attempt; nothing a receiver does can
 break evaluation. No real network: a receiver thread on 127.0.0.1, or a transport that times out."""
 
+import ipaddress
 import json
 import socket
 from datetime import timedelta
@@ -261,6 +262,39 @@ def test_in_production_webhooks_only_reach_public_https_urls(settings, url):
     settings.WEBHOOKS_ALLOW_LOCAL = False
 
     assert outbound.url_problem(url) is not None
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        "::ffff:10.0.0.7",  # IPv4-mapped
+        "::127.0.0.1",  # IPv4-compatible (deprecated, still routed by some stacks)
+        "::10.0.0.7",
+        "64:ff9b::a00:7",  # NAT64 well-known prefix, 10.0.0.7 inside
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+        "64:ff9b:1::a00:7",  # NAT64 local-use prefix: the IPv4 part's place is unknowable, so refused
+        "2002:a00:7::1",  # 6to4 of 10.0.0.7
+        "2002:a9fe:a9fe::1",  # 6to4 of the cloud metadata address 169.254.169.254
+        "2001:0:4136:e378:8000:63bf:f5ff:fff8",  # Teredo whose client is 10.0.0.7
+    ],
+)
+def test_an_ipv6_address_that_carries_a_private_ipv4_address_is_refused(settings, literal):
+    settings.WEBHOOKS_ALLOW_LOCAL = False
+
+    assert (
+        outbound.url_problem(f"https://[{literal}]/hooks")
+        == "Webhooks can only be sent to public internet addresses."
+    )
+
+
+@pytest.mark.parametrize(
+    "literal",
+    ["64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8", "2606:4700:4700::1111"],
+)
+def test_an_ipv6_address_that_carries_a_public_ipv4_address_or_none_is_allowed(settings, literal):
+    settings.WEBHOOKS_ALLOW_LOCAL = False
+
+    assert outbound.address_allowed(ipaddress.ip_address(literal))
 
 
 def test_a_name_that_resolves_to_an_internal_address_is_refused_at_connect_time(settings, monkeypatch):
