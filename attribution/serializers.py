@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from rest_framework import serializers
 
-from attribution import parsing
+from attribution import examples, parsing
 from attribution.field_schemas import (
     CURRENCY_PATTERN,
     FLAG_PATTERN,
@@ -171,7 +171,26 @@ class TimestampField(RuleField):
         return None if value in (None, "") else parsing.parse_timestamp(value)
 
     def json_schema(self):
-        return {}  # any value: what cannot be read is left out with a warning
+        # Any value is accepted (what cannot be read is left out with a warning, the event kept), so the
+        # last choice takes anything; the others name the forms that are read.
+        return {
+            "anyOf": [
+                {
+                    "type": "string",
+                    "format": "date-time",
+                    "description": "ISO 8601 with an offset: 2026-12-24T00:00:00Z",
+                },
+                {
+                    "type": "string",
+                    "description": "ISO 8601 without an offset (UTC): 2026-12-24T00:00:00, 2026-12-24 or 20261224; "
+                    "or Unix epoch seconds or milliseconds as digits",
+                },
+                {"type": "number", "description": "Unix epoch seconds or milliseconds"},
+                {
+                    "description": "anything else: left out, with a warning on your health pages; the event is kept"
+                },
+            ]
+        }
 
 
 class HostField(RuleField):
@@ -271,7 +290,7 @@ class OrderConfirmationSerializer(RequestSerializer):
 
     orderId = OrderIdField(
         outcome=Outcome.INVALID_ORDER_ID,
-        example=1001,
+        example=int(examples.FIELD_ORDER),
         help_text='Your id of the order: a whole number, or a string (trimmed, 1-255 characters). 123 and "123" '
         "are the same order. Otherwise `invalid_order_id`.",
     )
@@ -288,7 +307,7 @@ class OrderConfirmationSerializer(RequestSerializer):
         help_text="An ISO 4217 code with minor units, in any case. Otherwise `invalid_params`.",
     )
     page_url = HostField(
-        example="https://shop.example.com/checkout/thank-you",
+        example=examples.PAGE,
         help_text="The URL of the page sending the event; its host must be one of your registered properties "
         "(else `unresolved_domain`). `domain`, when sent, is used instead.",
     )
@@ -302,7 +321,7 @@ class OrderConfirmationSerializer(RequestSerializer):
     )
     code = OptionalTextField(
         max_length=100,
-        **_optional(example="ANA10"),
+        **_optional(example=examples.CODE),
         help_text='The discount code used, at most 100 characters; null or "" for none.',
     )
     customer_email = EmailHashField(
@@ -311,7 +330,7 @@ class OrderConfirmationSerializer(RequestSerializer):
     )
     clickId = ClickIdField(
         outcome=Outcome.MALFORMED_CLICK_ID,
-        **_optional(example="clk_0123456789abcdef0123456789abcdef"),
+        **_optional(example=examples.CLICK),
         help_text='The sms_click_id cookie exactly as stored; null or "" for none. Otherwise `malformed_click_id`.',
     )
     returnWindowClosesAt = TimestampField(
@@ -321,7 +340,7 @@ class OrderConfirmationSerializer(RequestSerializer):
         "and the event kept, with a warning on your health pages.",
     )
     domain = HostField(
-        **_optional(example="shop.example.com"),
+        **_optional(example=examples.HOST),
         help_text="Your storefront's host, for when page_url cannot carry it; when not blank it is used "
         "instead of page_url's host.",
     )
@@ -329,12 +348,12 @@ class OrderConfirmationSerializer(RequestSerializer):
 
 _ORDER_ID_OF_CHANGE = dict(
     fix="order_id",
-    example=1001,
+    example=int(examples.READ_ORDER),
     help_text="The orderId of the original order confirmation: a whole number or a string "
     '(trimmed, 1-255 characters); 123 and "123" are the same order.',
 )
 _DOMAIN_OF_CHANGE = dict(
-    **_optional(example="shop.example.com"),
+    **_optional(example=examples.HOST),
     help_text="One of your registered properties, for brands with several storefronts; another host is "
     "`unresolved_domain`.",
 )
@@ -373,7 +392,7 @@ class OrderReadSerializer(RequestSerializer):
     """GET /api/Affiliates/orders/<order_id>: the path's order id and the query's test flag."""
 
     order_id = PathTextField(
-        example="1001",
+        example=examples.READ_ORDER,
         help_text="The order id as sent on the order confirmation, URL-encoded; slashes may stay.",
     )
     test = FlagField(**_optional(example=False), help_text="Read the test namespace.")

@@ -102,9 +102,9 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
                 """
                 WITH orders AS (
                     INSERT INTO attribution_order (brand_id, order_id, is_test, amount, currency,
-                        is_returning_customer, page_host, outcome, attribution, code_sent, received_at)
+                        is_returning_customer, page_host, outcome, attribution, code_sent, received_at, trace)
                     SELECT %(brand)s, %(prefix)s || n, false, 100, 'USD', false, '', 'tracked', 'none', '',
-                           %(now)s
+                           %(now)s, '[]'::jsonb
                     FROM generate_series(0, %(size)s - 1) AS n
                     RETURNING id
                 )

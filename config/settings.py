@@ -212,6 +212,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "PREPROCESSING_HOOKS": ["attribution.api.schema.document_paths_without_trailing_slash"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "attribution.api.schema.order_confirmation_component",
+    ],
 }
 
 # Content-Security-Policy of every page (the health pages, sign-in, the admin, Swagger UI): scripts, styles and

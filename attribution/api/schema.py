@@ -8,6 +8,7 @@ the outcome codes it can carry), the examples, and the tags.
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
+from attribution import examples
 from attribution.outcomes import OUTCOMES, Outcome
 from attribution.serializers import (
     AmountUpdateSerializer,
@@ -99,13 +100,11 @@ _WWW_AUTHENTICATE = OpenApiParameter(
 )
 
 
-def _example(outcome: Outcome, what: str, value) -> OpenApiExample:
+def _example(outcome: Outcome, what: str, value, *, name: str = "") -> OpenApiExample:
     """A request example whose summary names the outcome it gets (tests/attribution/api/test_request_schema.py
-    sends each one)."""
-    return OpenApiExample(str(outcome), summary=f"{outcome}: {what}", value=value, request_only=True)
+    sends each one); `name` tells apart two examples of one outcome."""
+    return OpenApiExample(name or str(outcome), summary=f"{outcome}: {what}", value=value, request_only=True)
 
-
-_PAGE = "https://shop.example.com/checkout/thank-you"
 
 ORDER_CONFIRMATION = dict(
     summary="Record an order confirmation",
@@ -143,10 +142,10 @@ ORDER_CONFIRMATION = dict(
             "a thank-you page with a creator's click",
             {
                 "orderAmount": 59.9,
-                "orderId": 1001,
+                "orderId": int(examples.TRACKED_ORDER),
                 "currency": "USD",
-                "page_url": _PAGE,
-                "clickId": "clk_0123456789abcdef0123456789abcdef",
+                "page_url": examples.PAGE,
+                "clickId": examples.CLICK,
                 "is_returning_customer": False,
             },
         ),
@@ -155,12 +154,25 @@ ORDER_CONFIRMATION = dict(
             "a direct order sent by your server, with the amount and id as strings",
             {
                 "orderAmount": "120.00",
-                "orderId": "A-1002",
+                "orderId": examples.DIRECT_ORDER,
                 "currency": "eur",
-                "page_url": _PAGE,
+                "page_url": examples.PAGE,
                 "code": "",
                 "returnWindowClosesAt": "2026-12-24T00:00:00Z",
             },
+        ),
+        _example(
+            Outcome.TRACKED,
+            "sent by your server with `domain` instead of `page_url`",
+            {
+                "orderAmount": 80,
+                "orderId": examples.DOMAIN_ORDER,
+                "currency": "USD",
+                "domain": examples.HOST,
+                "code": examples.CODE,
+                "returnWindowClosesAt": "2026-12-24T00:00:00+01:00",
+            },
+            name="tracked_by_domain",
         ),
     ],
 )
@@ -184,7 +196,13 @@ CANCEL = dict(
         Outcome.RATE_LIMITED,
     ),
     parameters=_KEYED,
-    examples=[_example(Outcome.TRACKED, "cancel the commission of order 1001", {"order_id": 1001})],
+    examples=[
+        _example(
+            Outcome.TRACKED,
+            f"cancel the commission of order {examples.READ_ORDER}",
+            {"order_id": int(examples.READ_ORDER)},
+        )
+    ],
 )
 
 UPDATE = dict(
@@ -209,8 +227,8 @@ UPDATE = dict(
     examples=[
         _example(
             Outcome.TRACKED,
-            "order 1001's new total after a partial refund",
-            {"order_id": 1001, "new_order_amount": 49.9, "currency": "USD"},
+            f"order {examples.UPDATE_ORDER}'s new total after a partial refund",
+            {"order_id": int(examples.UPDATE_ORDER), "new_order_amount": 49.9, "currency": "USD"},
         )
     ],
 )
@@ -225,7 +243,13 @@ def _read_parameters() -> list[OpenApiParameter]:
             path.openapi_schema(),
             OpenApiParameter.PATH,
             description=path.help_text,
-            examples=[OpenApiExample(str(Outcome.FOUND), summary="found: order 1001", value="1001")],
+            examples=[
+                OpenApiExample(
+                    str(Outcome.FOUND),
+                    summary=f"found: order {examples.READ_ORDER}",
+                    value=examples.READ_ORDER,
+                )
+            ],
         ),
         OpenApiParameter("test", query.openapi_schema(), OpenApiParameter.QUERY, description=query.help_text),
     ]
@@ -288,3 +312,25 @@ def document_paths_without_trailing_slash(endpoints, **kwargs):
         (path.rstrip("/") if path.startswith("/api/") and path != "/api/" else path, regex, method, callback)
         for path, regex, method, callback in endpoints
     ]
+
+
+def order_confirmation_component(result, generator, request, public):
+    """Postprocessing of the order confirmation's body schema.
+
+    - It needs `page_url` or `domain`, one of the two (docs/api.md, "Fields"), which a serializer's
+      `required` list cannot say: anyOf says it.
+    - Its fields show no example of their own. The operation's whole examples (above) are what Swagger and
+      schemathesis send; tools also combine the fields' examples into requests of their own, once per anyOf
+      branch, which repeat one order id and so rightly get duplicate_order the second time.
+    """
+    component = result.get("components", {}).get("schemas", {}).get("OrderConfirmation")
+    if component is None:
+        return result
+    component["required"] = [name for name in component.get("required", []) if name != "page_url"]
+    component["anyOf"] = [
+        {"required": ["page_url"], "title": "page_url: the thank-you page's URL"},
+        {"required": ["domain"], "title": "domain: the storefront's host, for server-side calls"},
+    ]
+    for field in component.get("properties", {}).values():
+        field.pop("example", None)
+    return result

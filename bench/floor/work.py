@@ -16,6 +16,8 @@ the database, in one data-modifying statement per event:
 Not judged here, because the bench never sends it: paid commissions (adjustments), the optional
 `domain` of cancel/update, known shoppers, storefront hand-off, unregistered properties and the
 finer click and code outcomes (a click or code that does not qualify leaves the order unattributed).
+The decision's trace is stored as the project stores it for this traffic: `[]` for a direct order, one
+`attributed` step with its sentence for an order by click or code (built here in SQL).
 
 `query(sql, params)` runs one statement and returns its first row: the Django floor passes one over
 `django.db.connection.cursor()`, the plain-WSGI floor one over a psycopg connection.
@@ -70,7 +72,7 @@ def _sql_text(text: str) -> str:
 
 _ORDER_COLUMNS = """brand_id, order_id, is_test, amount, currency, is_returning_customer,
         return_window_closes_at, property_id, page_host, outcome, attribution, click_id,
-        discount_code_id, code_sent, creator_id, received_at"""
+        discount_code_id, code_sent, creator_id, received_at, trace"""
 
 _OUTCOME_COLUMNS = """brand_id, endpoint, outcome, http_status, order_id, is_test, received_at,
     recorded_at, request_id, key_prefix, request_body, response_body, warnings, has_warnings, answered_outcome"""
@@ -92,7 +94,7 @@ WITH new_order AS (
     INSERT INTO attribution_order ({_ORDER_COLUMNS})
     VALUES (%(brand_id)s, %(order_id)s, %(is_test)s, %(amount)s, %(currency)s, %(returning)s,
             NULL, %(property_id)s, %(host)s, 'no_attribution', 'none', NULL,
-            NULL, %(code)s, NULL, %(received_at)s)
+            NULL, %(code)s, NULL, %(received_at)s, '[]'::jsonb)
     ON CONFLICT (brand_id, order_id, is_test) DO NOTHING
     RETURNING outcome
 ), decided (outcome, status, text) AS (
@@ -114,7 +116,9 @@ WITH source AS ({lookup}
            CASE WHEN source.id IS NULL THEN 'none' ELSE '{attribution}' END,
            {"source.id" if column == "click_id" else "NULL"},
            {"source.id" if column == "discount_code_id" else "NULL"},
-           %(code)s::varchar, source.creator_id, %(received_at)s::timestamptz
+           %(code)s::varchar, source.creator_id, %(received_at)s::timestamptz,
+           CASE WHEN source.id IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object(
+               'signal', '{attribution}', 'result', 'attributed', 'detail', source.detail)) END
     FROM (VALUES (1)) AS one LEFT JOIN source ON true
     ON CONFLICT (brand_id, order_id, is_test) DO NOTHING
     RETURNING id, outcome, creator_id
@@ -137,7 +141,7 @@ WITH source AS ({lookup}
 # The click must be the brand's, made on this property, within the window, by an active creator.
 ORDER_BY_CLICK = _attributed(
     """
-    SELECT click.id, click.creator_id
+    SELECT click.id, click.creator_id, 'click ' || click.click_id || ' on ' || creator.name || '''s link' AS detail
     FROM attribution_click click JOIN brands_creator creator ON creator.id = click.creator_id
     WHERE click.click_id = %(click_id)s AND click.brand_id = %(brand_id)s
       AND click.property_id = %(property_id)s AND click.clicked_at >= %(window_start)s
@@ -148,7 +152,7 @@ ORDER_BY_CLICK = _attributed(
 # LOWER(code) within the brand: the unique index code_unique_ci_per_brand, as the project's lookup.
 ORDER_BY_CODE = _attributed(
     """
-    SELECT code.id, code.creator_id
+    SELECT code.id, code.creator_id, 'code ' || code.code || ' belongs to ' || creator.name AS detail
     FROM brands_discountcode code JOIN brands_creator creator ON creator.id = code.creator_id
     WHERE code.brand_id = %(brand_id)s AND LOWER(code.code) = LOWER(%(code)s)
       AND NOT code.is_blacklisted AND creator.is_active""",

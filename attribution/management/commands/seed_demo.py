@@ -19,6 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from attribution import examples
+from attribution.management.demo_examples import keep_examples_true
 from attribution.models import Click, CreatorLink
 from brands.hosts import hash_email, registrable_domain
 from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
@@ -90,7 +92,7 @@ class Command(BaseCommand):
             else "fresh demo developer keys issued"
         )
         human.write(
-            "Demo world ready: 3 brands, 6 clicks, 3 discount codes, 1 known shopper, 3 users; "
+            "Demo world ready: 3 brands, 6 clicks, 3 discount codes, 1 known shopper, 3 users, the API examples' orders; "
             f"{keys}; document {'written to ' + path if path else 'printed'}."
         )
 
@@ -139,7 +141,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
 
     expired_at = now - timedelta(days=WINDOW_DAYS + 15)
     clicks = {
-        "valid": _click("valid", primary, ana, now - FRESH),
+        "valid": _click("valid", primary, ana, now - FRESH, click_id=examples.CLICK),
         "valid_secondary": _click("valid_secondary", secondary, ana, now - FRESH),
         "expired": _click("expired", primary, ana, expired_at),
         "other_brand": _click("other_brand", other_prop, olga, now - FRESH),
@@ -157,6 +159,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         brand=main, email_hash=hash_email(KNOWN_SHOPPER_EMAIL), defaults={"creator": ana}
     )
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
+    keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.examples)
 
     keys = {
         brand.pk: _demo_key(brand, printed_before.get(role))
@@ -235,10 +238,13 @@ def _creator(brand, name, *, is_active) -> Creator:
     return creator
 
 
-def _click(name, prop, creator, clicked_at) -> str:
+def _click(name, prop, creator, clicked_at, *, click_id=None) -> str:
+    """The demo click called `name`; `click_id` fixes its id (the OpenAPI examples name the valid one)."""
     click = Click.objects.filter(brand=prop.brand, user_agent=CLICK_MARKER + name).first()
     if click is None:
         click = Click(brand=prop.brand, user_agent=CLICK_MARKER + name)
+    if click_id and click.click_id != click_id and not Click.objects.filter(click_id=click_id).exists():
+        click.click_id = click_id
     click.property, click.creator, click.clicked_at = prop, creator, clicked_at
     click.save()
     return click.click_id

@@ -14,10 +14,13 @@ from functools import cache
 
 import jsonschema_rs
 import pytest
+from django.utils import timezone
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from attribution import examples
 from attribution.field_schemas import SPACE
+from attribution.management.commands.seed_demo import build
 from attribution.models import Order
 from attribution.parsing import FieldError, loads_strict
 from attribution.serializers import (
@@ -26,8 +29,7 @@ from attribution.serializers import (
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
-from tests.attribution.keyed import CANCEL, UPDATE, commission_for
-from tests.factories import ClickFactory, CreatorFactory, PropertyFactory
+from tests.attribution.keyed import CANCEL, UPDATE
 
 SERIALIZERS = [
     OrderConfirmationSerializer,
@@ -233,14 +235,10 @@ def test_is_valid_runs_the_same_rules_as_check():
 
 
 @pytest.fixture
-def world(brand, alice):
-    """What the examples of /api/schema/ name: the property shop.example.com of the caller's brand and a
-    fresh click of an active creator on it."""
-    prop = PropertyFactory(brand=brand, host="shop.example.com")
-    ClickFactory(
-        property=prop, creator=CreatorFactory(brand=brand), click_id="clk_0123456789abcdef0123456789abcdef"
-    )
-    return alice
+def world(db):
+    """The demo world `make run` builds (seed_demo), which the examples of /api/schema/ name; its main brand's
+    developer key."""
+    return build(now=timezone.now())["brands"]["main"]["developer_key"]
 
 
 def examples_of(client, method: str, path: str) -> list[tuple[str, str, object]]:
@@ -266,17 +264,31 @@ def examples_of(client, method: str, path: str) -> list[tuple[str, str, object]]
 def test_the_order_confirmation_examples_get_the_outcomes_they_name(client, api, world):
     for outcome, path, body in examples_of(client, "post", "/api/order_confirmation"):
         assert api.post(path, body).json()["outcome"] == outcome, body
-    assert Order.objects.filter(brand=world.brand, order_id="1001", commission__isnull=False).exists()
+    assert Order.objects.filter(order_id=examples.TRACKED_ORDER, commission__isnull=False).exists()
 
 
 @pytest.mark.parametrize("path", [CANCEL, UPDATE])
 def test_the_cancel_and_update_examples_get_the_outcomes_they_name(client, api, world, path):
-    commission_for(world.brand, order_id="1001")
     for outcome, _, body in examples_of(client, "post", path):
-        assert api.post(path, body, key=world.plaintext).json()["outcome"] == outcome, body
+        assert api.post(path, body, key=world).json()["outcome"] == outcome, body
 
 
-def test_the_read_api_example_gets_the_outcome_it_names(client, api, world):
-    commission_for(world.brand, order_id="1001")
+def test_the_read_api_example_finds_its_order_even_after_the_cancel_example(client, api, world):
+    api.post(CANCEL, {"order_id": int(examples.READ_ORDER)}, key=world)
     for outcome, path, _ in examples_of(client, "get", "/api/Affiliates/orders/{order_id}"):
-        assert api.get(path, key=world.plaintext).json()["outcome"] == outcome, path
+        assert api.get(path, key=world).json()["outcome"] == outcome, path
+
+
+def test_building_the_demo_world_again_makes_the_examples_true_again(client, api, world):
+    for _, path, body in examples_of(client, "post", "/api/order_confirmation"):
+        api.post(path, body)
+    api.post(CANCEL, {"order_id": int(examples.READ_ORDER)}, key=world)
+    api.post(
+        UPDATE, {"order_id": int(examples.UPDATE_ORDER), "new_order_amount": 0, "currency": "USD"}, key=world
+    )
+
+    key = build(now=timezone.now())["brands"]["main"]["developer_key"]
+
+    for path in ("/api/order_confirmation", CANCEL, UPDATE):
+        for outcome, _, body in examples_of(client, "post", path):
+            assert api.post(path, body, key=key).json()["outcome"] == outcome, body

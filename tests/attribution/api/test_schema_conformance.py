@@ -10,10 +10,12 @@ import pytest
 import schemathesis
 from django.core import signals
 from django.db import close_old_connections
+from django.utils import timezone
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from schemathesis.config import SchemathesisConfig
 
+from attribution.management.commands.seed_demo import build
 from attribution.outcomes import Outcome
 from config.wsgi import application
 
@@ -91,3 +93,57 @@ def test_the_service_answers_as_its_schema_says(case, alice, connection_kept_acr
         headers={"Authorization": f"Bearer {alice.plaintext}"},
         additional_checks=[no_field_rule_refuses_what_the_schema_allows],
     )
+
+
+# --- the schema's examples against the demo world ------------------------------------------------------------
+
+EXAMPLES_ONLY = SchemathesisConfig.from_dict(
+    {
+        "phases": {
+            "examples": {"enabled": True},
+            "coverage": {"enabled": False},
+            "fuzzing": {"enabled": False},
+            "stateful": {"enabled": False},
+        },
+        "generation": {"mode": "positive", "deterministic": True, "database": "none"},
+        # Every check, and a request the schema shows must succeed: 2xx, as Swagger's "Try it out" expects.
+        "checks": {"enabled": True, "positive_data_acceptance": {"expected-statuses": ["2xx"]}},
+    }
+)
+
+examples_schema = schemathesis.openapi.from_wsgi("/api/schema/", application, config=EXAMPLES_ONLY)
+
+
+@pytest.fixture
+def demo_key(db):
+    """`make run`'s demo world (seed_demo), which the examples name; its main brand's developer key."""
+    return build(now=timezone.now())["brands"]["main"]["developer_key"]
+
+
+@pytest.fixture
+def sent_once():
+    seen = set()
+
+    def first_time(case) -> bool:
+        key = (case.method, case.formatted_path, json.dumps(case.body, sort_keys=True, default=str))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    return first_time
+
+
+@examples_schema.parametrize()
+@hypothesis_settings(
+    deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+def test_every_example_of_the_schema_succeeds_against_the_demo_world(
+    case, demo_key, sent_once, connection_kept_across_requests, settings
+):
+    # Schemathesis may build the same example more than once; an order id is received once (a repeat is
+    # rightly duplicate_order), so each distinct request is sent once, as a person trying them would.
+    if not sent_once(case):
+        return
+    settings.API_THROTTLE_RATES = {}
+    case.call_and_validate(headers={"Authorization": f"Bearer {demo_key}"})
