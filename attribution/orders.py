@@ -152,6 +152,11 @@ def brand_id_of_order_event(payload) -> int | None:
     return brand.id if brand else None
 
 
+def host_of_order_event(payload) -> str:
+    """The host an order confirmation body names (its domain or page_url), normalized; "" when none."""
+    return (_resolve_event(payload).host or "") if isinstance(payload, dict) else ""
+
+
 def _duplicate(result: Result, order_id: str) -> Result:
     return result.set(Outcome.DUPLICATE_ORDER, say("order.duplicate", order_id=order_id))
 

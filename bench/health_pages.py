@@ -76,7 +76,7 @@ def fill(brand, count: int) -> None:
             f"""
             INSERT INTO health_outcomeevent
                 (brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at,
-                 request_id, key_prefix, request_body, response_body, warnings, answered_outcome)
+                 request_id, key_prefix, request_body, response_body, warnings, has_warnings, answered_outcome)
             SELECT %s::integer,
                    CASE WHEN g %% 20 = 0 THEN 'cancel' WHEN g %% 20 = 1 THEN 'update' ELSE 'order_confirmation' END,
                    ({outcomes})[1 + g %% {len(OUTCOMES)}],
@@ -87,7 +87,7 @@ def fill(brand, count: int) -> None:
                    md5(g::text), '',
                    jsonb_build_object('orderId', 'ORD-' || g, 'orderAmount', 59.90, 'currency', 'USD')::text,
                    jsonb_build_object('success', true, 'outcome', 'no_attribution'),
-                   '[]'::jsonb, ''
+                   '[]'::jsonb, false, ''
             FROM generate_series(%s::integer, %s::integer) AS g
             """,
             [brand.id, have + 1, count],
@@ -136,6 +136,7 @@ def main() -> None:
     pages = [
         ("overview, 30 days", "/health/?brand={}&period=30d"),
         ("events, first page", "/health/events/?brand={}"),
+        ("events, needs action", "/health/events/?brand={}&action=1"),
         ("alerts", "/health/alerts/?brand={}"),
         ("order page", "/health/orders/ORD-501?brand={}"),
     ]

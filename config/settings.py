@@ -201,6 +201,9 @@ API_THROTTLE_RATES = {
     "order_confirmation": env("THROTTLE_ORDER_CONFIRMATION", default="12000/min"),
     "developer_key": env("THROTTLE_DEVELOPER_KEY", default="6000/min"),
     "refused_authentication": env("THROTTLE_REFUSED_AUTHENTICATION", default="30/min"),
+    # Order confirmations of no brand (unresolved_domain...) stored per address; beyond, counted per host and
+    # hour (attribution.api.throttles.keep_brandless_event).
+    "brandless_events": env("THROTTLE_BRANDLESS_EVENTS", default="60/min"),
 }
 # Where the counts live: the shared cache with REDIS_URL, else the database; never one worker's memory.
 THROTTLE_STORE = "cache" if env("REDIS_URL", default="") else "database"

@@ -8,7 +8,7 @@ from attribution.admin.tracking import trace_html
 from attribution.models import Order
 from attribution.outcomes import RECORDED
 from config.lib.admin import CappedCountPaginator, ReadOnlyAdmin, admin_link
-from health.log.models import DailyOutcomeCount, OutcomeEvent
+from health.log.models import DailyOutcomeCount, OutcomeEvent, UnresolvedHostCount
 
 
 class OutcomeFilter(admin.SimpleListFilter):
@@ -102,3 +102,16 @@ class DailyOutcomeCountAdmin(ReadOnlyAdmin):
     @admin.display(description="brand", ordering="brand__name")
     def brand_link(self, obj):
         return admin_link(obj.brand)
+
+
+@admin.register(UnresolvedHostCount)
+class UnresolvedHostCountAdmin(ReadOnlyAdmin):
+    """Order confirmations of no brand beyond their address's limit, counted per host and hour instead of
+    stored (docs/health.md, "Events of no brand"): which unknown hosts keep sending, and how much."""
+
+    list_display = ["hour", "host", "count"]
+    search_fields = ["host"]
+    search_help_text = "Host, or part of it."
+    date_hierarchy = "hour"
+    ordering = ["-hour", "-count"]
+    list_per_page = 100

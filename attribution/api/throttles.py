@@ -27,8 +27,9 @@ from rest_framework.exceptions import Throttled
 from rest_framework.throttling import BaseThrottle
 
 from attribution.models import RateCounter
-from attribution.orders import brand_id_of_order_event
+from attribution.orders import brand_id_of_order_event, host_of_order_event
 from config.lib.clients import client_address
+from health.log.recording import FAULTS, count_unresolved_host
 
 logger = logging.getLogger(__name__)
 
@@ -151,3 +152,23 @@ def count_refused_authentication(request) -> None:
     if not allowed:
         remember_refusal(request, first)
         raise Throttled(wait=wait)
+
+
+def keep_event_row(request, result, payload, *, endpoint: str, at) -> bool:
+    """Whether an event's outcome row is stored. An order confirmation that belongs to no brand
+    (unresolved_domain and the like; not a fault, which is spooled) is stored within its address's limit
+    (API_THROTTLE_RATES["brandless_events"]); beyond it, it is counted per host and hour instead
+    (health.log.recording.count_unresolved_host), so the account manager still sees which unknown hosts
+    send and one sender cannot fill the log. Every other event is stored."""
+    rate = settings.API_THROTTLE_RATES.get("brandless_events")
+    if (
+        not rate
+        or result.brand_id is not None
+        or endpoint != "order_confirmation"
+        or result.outcome in FAULTS
+    ):
+        return True
+    allowed, _, _ = hit(f"brandless_events:{client_address(request)}", rate=rate)
+    if not allowed:
+        count_unresolved_host(host_of_order_event(payload), at=at)
+    return allowed

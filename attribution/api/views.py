@@ -191,6 +191,8 @@ class EventView(APIView):
             return  # one refusal per limit window is recorded (attribution.api.throttles)
         receipt = self._receipt(request)
         event = receipt.event(result)
+        if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
+            return  # an order confirmation of no brand over its address's limit: counted per host instead
         spooled = False
         if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):
             spooled = self._spool(

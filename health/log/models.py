@@ -13,6 +13,23 @@ class Endpoint(models.TextChoices):
     UPDATE = "update", "Update"
 
 
+# The outcomes a brand can fix (attribution.outcomes, needs_action), as the events list's "needs your action"
+# filter asks for them; the partial index outcome_brand_action_idx covers exactly these rows.
+NEEDS_ACTION_OUTCOMES = [
+    "duplicate_order",
+    "unregistered_property",
+    "click_not_found",
+    "invalid_order_amount",
+    "invalid_order_id",
+    "malformed_click_id",
+    "unresolved_domain",
+    "unregistered_code",
+    "invalid_params",
+    "unauthorized",
+    "rate_limited",
+]
+
+
 class OutcomeEvent(models.Model):
     """What one request asked and what it got. Written only by health.log.recording."""
 
@@ -66,6 +83,14 @@ class OutcomeEvent(models.Model):
                 name="outcome_brand_warned_idx",
                 condition=models.Q(has_warnings=True),
             ),
+            # Health events list filtered to "needs your action": the few such rows, newest first. The
+            # codes are the outcome table's needs-action ones (attribution.outcomes, which the log does not
+            # import); tests/health/log/test_indexes.py keeps the two lists equal.
+            models.Index(
+                fields=["brand", "-received_at", "-id"],
+                name="outcome_brand_action_idx",
+                condition=models.Q(outcome__in=NEEDS_ACTION_OUTCOMES),
+            ),
             # Admin search by order id across brands (account managers rarely know the brand's id first).
             models.Index(fields=["order_id"], name="outcome_order_idx"),
             # Join from an amount change to its request.
@@ -76,6 +101,23 @@ class OutcomeEvent(models.Model):
 
     def __str__(self):
         return f"{self.endpoint} {self.outcome} {self.order_id}"
+
+
+class UnresolvedHostCount(models.Model):
+    """Events that belong to no brand beyond their per-address limit, counted per host and hour instead of
+    stored one by one (docs/health.md, "Events of no brand"): the account manager still sees which
+    unknown hosts send, and one sender cannot fill the log. Pruned with the hourly counts' retention."""
+
+    host = models.CharField(max_length=253)  # as the event named it, normalized; "" when it named none
+    hour = models.DateTimeField()  # start of the hour, UTC
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["host", "hour"], name="unresolved_host_hour_unique")]
+        indexes = [models.Index(fields=["-hour"], name="unresolved_host_hour_idx")]
+
+    def __str__(self):
+        return f"{self.host or '(no host)'} {self.hour:%Y-%m-%d %H}:00 × {self.count}"
 
 
 class DailyOutcomeCount(models.Model):

@@ -2,13 +2,14 @@
 hashed (brands.privacy; docs/decisions.md, "What the outcome log records"); keys never (only a prefix)."""
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
+from django.db import connection
 from django.utils import timezone
 
 from brands.privacy import keep_body, redact_value
 from config.lib.statements import InsertStatement
-from health.log.models import OutcomeEvent
+from health.log.models import OutcomeEvent, UnresolvedHostCount
 from health.log.rollup import move_counted_event
 
 
@@ -176,3 +177,19 @@ def record_resolution(event: EventRecord, *, answered: str = "") -> int:
             return fault.pk
     event.answered_outcome = answered if answered in FAULTS else ""
     return record(event)
+
+
+def count_unresolved_host(host: str, *, at: datetime) -> None:
+    """Count, instead of storing, one event of no brand that is over its address's limit (docs/health.md,
+    "Events of no brand"): one UPSERT of its host's counter for the hour."""
+    qn = connection.ops.quote_name
+    table = qn(UnresolvedHostCount._meta.db_table)
+    host_, hour_, count_ = (qn(name) for name in ("host", "hour", "count"))
+    hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    field = UnresolvedHostCount._meta.get_field("hour")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({host_}, {hour_}, {count_}) VALUES (%s, %s, 1) "
+            f"ON CONFLICT ({host_}, {hour_}) DO UPDATE SET {count_} = {table}.{count_} + 1",
+            [host[:253], field.get_db_prep_save(hour, connection)],
+        )

@@ -11,13 +11,15 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from health.log.models import HourlyOutcomeCount, OutcomeEvent
+from health.log.models import HourlyOutcomeCount, OutcomeEvent, UnresolvedHostCount
 from health.log.rollup import roll_up
 
 PRUNE_BATCH_SIZE = 5000
 # The hourly counts serve the overview's rolling 24 hours and the alert rules, which compare the same
 # hours of the last 7 days (health.alerts.facts).
 HOURLY_KEEP = timedelta(days=9)
+# The counts of events of no brand over their address's limit, per host and hour: a month of who sends.
+UNRESOLVED_HOSTS_KEEP = timedelta(days=30)
 
 
 @dataclass
@@ -27,6 +29,7 @@ class PruneResult:
     rolled_up: int = 0
     kept_unrolled: int = 0  # old events a replay wrote moments ago: the next prune takes them
     hourly_deleted: int = 0
+    unresolved_hosts_deleted: int = 0
 
 
 def prune(
@@ -58,4 +61,7 @@ def prune(
         start = end
     result.kept_unrolled = old.filter(id__gt=watermark).count()
     result.hourly_deleted, _ = HourlyOutcomeCount.objects.filter(hour__lt=now - HOURLY_KEEP).delete()
+    result.unresolved_hosts_deleted, _ = UnresolvedHostCount.objects.filter(
+        hour__lt=now - UNRESOLVED_HOSTS_KEEP
+    ).delete()
     return result

@@ -13,9 +13,16 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate, TruncHour
 
 from attribution.models import Commission
-from attribution.outcomes import OUTCOMES, Outcome
+from attribution.outcomes import Outcome
 from brands.models import Brand
-from health.log.models import DailyOutcomeCount, Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
+from health.log.models import (
+    NEEDS_ACTION_OUTCOMES,
+    DailyOutcomeCount,
+    Endpoint,
+    HourlyOutcomeCount,
+    OutcomeEvent,
+    RollupWatermark,
+)
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 
@@ -75,8 +82,6 @@ class CountRow:
     is_test: bool
     count: int
     warned: int = 0  # how many of `count` carry a warning
-
-
 
 
 def outcome_counts(brand: Brand, period: Period) -> list[CountRow]:
@@ -195,8 +200,9 @@ LIST_FIELDS = (
     "has_warnings",
     "answered_outcome",
 )
-# The outcomes the brand can fix, as the overview's "Needs your action" lists them.
-NEEDS_ACTION = [outcome.value for outcome, info in OUTCOMES.items() if info.recorded and info.needs_action]
+# The outcomes the brand can fix, as the overview's "Needs your action" lists them: the list the partial
+# index outcome_brand_action_idx is built on, so the filter is one index range.
+NEEDS_ACTION = NEEDS_ACTION_OUTCOMES
 
 
 def events(brand: Brand, filters: EventFilters):

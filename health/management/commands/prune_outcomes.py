@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
-from health.log.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, prune
+from health.log.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, UNRESOLVED_HOSTS_KEEP, prune
 
 
 class Command(BaseCommand):
@@ -29,5 +29,6 @@ class Command(BaseCommand):
             f"in {result.batches} batches ({result.rolled_up} rolled up first, "
             f"{result.kept_unrolled} too recent to roll up kept); daily counts kept; "
             f"{result.hourly_deleted} hourly counts older than {HOURLY_KEEP.days} days deleted; "
-            f"{counters} throttle counters idle for a day deleted."
+            f"{counters} throttle counters idle for a day deleted; "
+            f"{result.unresolved_hosts_deleted} unknown-host counts older than {UNRESOLVED_HOSTS_KEEP.days} days deleted."
         )
