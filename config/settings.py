@@ -176,6 +176,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Order events are small; anything bigger is a mistake or an attack (docs/decisions.md, "Outcome codes beyond the interface's lists").
 API_BODY_MAX_BYTES = 64 * 1024
+# An oversized API body sent straight to gunicorn is read and dropped up to this many bytes so that its
+# 413 reaches the client (config/wsgi.py); beyond, the connection is closed unread.
+API_BODY_DRAIN_MAX_BYTES = env.int("API_BODY_DRAIN_MAX_BYTES", default=16 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 # Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from

@@ -183,3 +183,23 @@ def test_gunicorn_alone_reads_a_chunked_body(served):
     status, body, _ = _post(app_port, chunked, headers="Transfer-Encoding: chunked\r\n")
 
     assert (status, body["outcome"]) == (400, "unresolved_domain")  # read and judged, not "body is empty"
+
+
+def test_gunicorn_alone_answers_413_to_a_10_mb_body(served):
+    # Without nginx in front, the unread rest of an oversized body used to reset the connection and lose
+    # the answer; the API reads and drops it (up to API_BODY_DRAIN_MAX_BYTES) before answering.
+    _, app_port = served
+    ten_mb = b'{"orderId": "BIG-1", "pad": "' + b"x" * (10 * 1024 * 1024) + b'"}'
+
+    status, body, _ = _post(app_port, ten_mb, timeout=60)
+
+    assert (status, body["outcome"]) == (413, "invalid_params")
+
+
+def test_gunicorn_alone_still_serves_the_next_request_after_a_drained_body(served):
+    _, app_port = served
+    _post(app_port, b"[" + b"1," * (200 * 1024) + b"1]")
+
+    status, body, _ = _post(app_port, ORDER)
+
+    assert (status, body["outcome"]) == (400, "unresolved_domain")
