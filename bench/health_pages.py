@@ -47,6 +47,7 @@ def setup_django() -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ.setdefault("DB_WAIT_TIMEOUT_S", "600")  # the bulk loads take longer than a request may
     sys.argv[1:] = []
     from bench.world import ensure_database
 
@@ -203,9 +204,9 @@ def fill_brands() -> list[int]:
         # The hour of "now" is the bench's reference; history stops two hours ago for the silent tenth.
         cursor.execute(
             """
-            INSERT INTO health_hourlyoutcomecount (brand_id, hour, endpoint, outcome, is_test, count)
+            INSERT INTO health_hourlyoutcomecount (brand_id, hour, endpoint, outcome, is_test, count, warned)
             SELECT b, date_trunc('hour', now()) - h * interval '1 hour', 'order_confirmation', o, false,
-                   CASE WHEN o = 'tracked' THEN 3 ELSE 9 END
+                   CASE WHEN o = 'tracked' THEN 3 ELSE 9 END, 0
             FROM unnest(%s::bigint[]) AS b, generate_series(2, 8 * 24) AS h,
                  unnest(ARRAY['tracked', 'no_attribution']) AS o
             ON CONFLICT DO NOTHING
@@ -216,7 +217,7 @@ def fill_brands() -> list[int]:
             """
             INSERT INTO health_outcomeevent
                 (brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at,
-                 request_id, key_prefix, request_body, response_body, warnings)
+                 request_id, key_prefix, request_body, response_body, warnings, has_warnings, answered_outcome)
             SELECT b, 'order_confirmation',
                    CASE WHEN g %% 2 = 0 AND b %% 10 = 5
                         THEN 'invalid_order_amount' ELSE 'no_attribution' END,
@@ -224,7 +225,7 @@ def fill_brands() -> list[int]:
                    now() - CASE WHEN b %% 10 = 0 THEN interval '2 hours' ELSE interval '0' END
                          - (g * 3) * interval '1 minute',
                    now() - interval '2 hours' - (g * 3) * interval '1 minute',
-                   '', '', '{}'::jsonb, '{}'::jsonb, '[]'::jsonb
+                   '', '', '{}', '{}'::jsonb, '[]'::jsonb, false, ''
             FROM unnest(%s::bigint[]) AS b, generate_series(1, 20) AS g
             """,
             [ids],

@@ -259,6 +259,8 @@ SPOOL_DIR = env.path("SPOOL_DIR", default=BASE_DIR / "spool")
 # How long a resolved host is cached. Edits in the admin invalidate it at once in this
 # process (and everywhere with REDIS_URL); other processes with the local cache see it after this.
 BRAND_RESOLUTION_CACHE_SECONDS = env.int("BRAND_RESOLUTION_CACHE_SECONDS", default=60)
+# Each process also keeps what it resolved in memory this long (brands.resolution): no cache read per order.
+BRAND_RESOLUTION_LOCAL_SECONDS = env.int("BRAND_RESOLUTION_LOCAL_SECONDS", default=5)
 
 # Alerts (docs/alerts.md). Mail goes through Django's mail framework: the console in `make run`, an
 # in-memory outbox in tests, SMTP in production (EMAIL_URL=smtp+tls://user:password@host:587).

@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
+from brands.resolution import forget_all_locally
 from tests import factories
 
 # Browser tests run Debian's chromium (.ci/run installs it); Playwright's own browser download is not used.
@@ -69,8 +70,10 @@ def _fast_and_clean(settings):
     # Login lockout has its own tests (tests/brands/test_login_lockout.py); elsewhere it stays out of the way.
     settings.AXES_ENABLED = False
     cache.clear()
+    forget_all_locally()
     yield
     cache.clear()
+    forget_all_locally()
 
 
 @pytest.fixture
