@@ -8,7 +8,7 @@ PORT ?= 8000
 # `make run RESET=1`: new demo developer keys (by default the keys in demo-world.json keep working).
 RESET ?=
 
-.PHONY: install run test bench bench-cost bench-health clean
+.PHONY: install run test bench bench-cost bench-health bench-partitions clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench-cost: $(STAMP)
 
 bench-health: $(STAMP)
 	$(BIN)/python bench/health_pages.py
+
+# EVENTS=10000000 by default: one month of events loaded with COPY, then dropped (bench/partitions.py).
+bench-partitions: $(STAMP)
+	$(BIN)/python bench/partitions.py $(if $(EVENTS),--events $(EVENTS))
 
 clean:
 	rm -rf $(VENV) db.sqlite3 demo-world.json staticfiles

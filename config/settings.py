@@ -53,6 +53,24 @@ else:
     # task runner's workers at the same time.
     _db["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
 
+# Read replicas (config/db/router.py, docs/scaling.md): with DATABASE_REPLICA_URL, the health pages' reads
+# and exports go to the replica, with the primary's connection settings; everything else to the primary.
+REPLICA_READS = bool(env("DATABASE_REPLICA_URL", default=""))
+REPLICA_PIN_SECONDS = env.int(
+    "REPLICA_PIN_SECONDS", default=5
+)  # a browser that changed something reads the primary
+if REPLICA_READS:
+    DATABASES["replica"] = {
+        **_db,
+        **{
+            k: v
+            for k, v in env.db("DATABASE_REPLICA_URL").items()
+            if k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")
+        },
+        "TEST": {"MIRROR": "default"},
+    }
+    DATABASE_ROUTERS = ["config.db.router.ReplicaRouter"]
+
 CACHES = {
     "default": env.cache("REDIS_URL")
     if env("REDIS_URL", default="")
@@ -82,6 +100,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "attribution.api.middleware.RequestIdMiddleware",
+    # Before the session and sign-in, whose reads it routes (config/db/router.py); idle without a replica.
+    "config.db.router.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
@@ -101,6 +121,8 @@ MIDDLEWARE = [
 # serve people on pages; the API has no cookies, forms or HTML, and skips them.
 API_MIDDLEWARE = [
     "attribution.api.middleware.RequestIdMiddleware",
+    # Before the session and sign-in, whose reads it routes (config/db/router.py); idle without a replica.
+    "config.db.router.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "attribution.api.middleware.APIHostMiddleware",
@@ -277,6 +299,20 @@ WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 
 # The task runner (django-q2, ORM broker: the database is the queue). `manage.py qcluster` runs the
 # schedules of health/tasks.py; two clusters at once never run one scheduled run twice.
+# How long each growing table keeps its rows, in days (health/pruning.py; docs/operations.md, "What grows
+# and how it is pruned"). Each can be set as RETENTION_<NAME>_DAYS.
+RETENTION_DAYS = {
+    name: env.int(f"RETENTION_{name.upper()}_DAYS", default=days)
+    for name, days in {
+        "alert_history": 180,
+        "spool_ledger": 30,
+        "vanished_spools": 7,
+        "dead_letters": 400,
+        "failed_tasks": 30,
+        "expired_sessions": 0,
+    }.items()
+}
+
 Q_CLUSTER = {
     "name": "attribution",
     "orm": "default",

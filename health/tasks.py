@@ -18,8 +18,10 @@ from attribution.billing import lock_due_commissions
 from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
 from health.alerts import notifications
+from health.log.partitions import ensure_partitions
 from health.log.retention import prune
 from health.log.rollup import roll_up
+from health.pruning import prune_tables
 
 RETENTION = timedelta(days=400)  # longer than the longest period the overview offers (366 days)
 
@@ -62,9 +64,20 @@ def prune_outcomes() -> str:
     result = prune(before=timezone.now() - RETENTION)
     counters = prune_counters()
     return (
-        f"Deleted {result.deleted} outcome events; {result.hourly_deleted} hourly counts; "
+        f"Deleted {result.deleted} outcome events ({len(result.months_dropped)} months dropped whole); "
+        f"{result.hourly_deleted} hourly counts; "
         f"{counters} idle throttle counters."
     )
+
+
+def prune_growing_tables() -> str:
+    deleted = prune_tables()
+    return "Pruned " + "; ".join(f"{n} {name}" for name, n in deleted.items()) + "."
+
+
+def make_outcome_partitions() -> str:
+    made = ensure_partitions()
+    return f"Made {len(made)} outcome log partitions: {', '.join(made) or 'none missing'}."
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,8 @@ SCHEDULES = [
     Plan("Replay the spool", "health.tasks.replay_spool", minutes=1),
     Plan("Lock commissions", "health.tasks.lock_commissions", minutes=5),
     Plan("Prune the outcome log (400 days)", "health.tasks.prune_outcomes", daily_at=time(3, 30)),
+    Plan("Make the outcome log partitions ahead", "health.tasks.make_outcome_partitions", daily_at=time(3)),
+    Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),
 ]
 
 

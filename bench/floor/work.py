@@ -141,7 +141,14 @@ WITH source AS ({lookup}
 # The click must be the brand's, made on this property, within the window, by an active creator.
 ORDER_BY_CLICK = _attributed(
     """
-    SELECT click.id, click.creator_id, 'click ' || click.click_id || ' on ' || creator.name || '''s link' AS detail
+    SELECT click.id, click.creator_id,
+           'click ' || click.click_id || ' on ' || creator.name || '''s link, ' || (
+               SELECT CASE WHEN d >= 1 THEN d || ' day' || CASE WHEN d = 1 THEN '' ELSE 's' END
+                           WHEN h >= 1 THEN h || ' hour' || CASE WHEN h = 1 THEN '' ELSE 's' END
+                           ELSE 'less than an hour' END
+               FROM (SELECT extract(day FROM age)::int AS d, extract(hour FROM age)::int AS h
+                     FROM (SELECT %(received_at)s::timestamptz - click.clicked_at AS age) AS elapsed) AS parts
+           ) || ' before the order; the window is ' || %(window_days)s::int || ' days' AS detail
     FROM attribution_click click JOIN brands_creator creator ON creator.id = click.creator_id
     WHERE click.click_id = %(click_id)s AND click.brand_id = %(brand_id)s
       AND click.property_id = %(property_id)s AND click.clicked_at >= %(window_start)s
@@ -410,6 +417,7 @@ def order_confirmation(query: Query, raw: bytes, data, request_id: str) -> Answe
     if click_id:
         params["click_id"] = str(click_id)
         params["window_start"] = received_at - timedelta(days=site.window_days)
+        params["window_days"] = site.window_days
         sql = ORDER_BY_CLICK
     elif code:
         sql = ORDER_BY_CODE

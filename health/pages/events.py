@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
 from attribution import spool
+from config.db.router import primary
 from config.lib.jsontext import indented, is_json
 from health.log.models import Endpoint
 from health.log.rollup import roll_up
@@ -40,7 +41,8 @@ def overview(request, chosen):
     period = form.get_period(now)
     namespace = "test" if request.GET.get("ns") == "test" else "live"
     try:
-        roll_up(max_batches=OVERVIEW_ROLLUP_BATCHES, wait=False, now=now)
+        with primary():  # a write, and what it reads must be the primary's (config/db/router.py)
+            roll_up(max_batches=OVERVIEW_ROLLUP_BATCHES, wait=False, now=now)
     except DatabaseError:  # the figures stay exact without it: the unrolled tail is read as well
         logger.warning("overview roll-up failed", exc_info=True)
     rows = queries.outcome_counts(chosen.brand, period)

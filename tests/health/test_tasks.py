@@ -28,6 +28,8 @@ def test_every_background_job_has_a_schedule_visible_in_the_admin(client, staff)
         "replay_spool",
         "lock_commissions",
         "prune_outcomes",
+        "make_outcome_partitions",
+        "prune_growing_tables",
     }
     client.force_login(staff)
     html = client.get("/admin/django_q/schedule/").content.decode()
@@ -60,7 +62,11 @@ def test_each_task_runs_the_function_of_its_command_and_says_what_it_did(brand):
         tasks.replay_spool() == "Replayed 0; 0 already replayed, 0 still failing, 0 dead-lettered; 0 waiting."
     )
     assert tasks.lock_commissions() == "Locked 0 commissions onto 0 statements."
-    assert tasks.prune_outcomes() == "Deleted 0 outcome events; 0 hourly counts; 0 idle throttle counters."
+    assert tasks.prune_outcomes() == (
+        "Deleted 0 outcome events (0 months dropped whole); 0 hourly counts; 0 idle throttle counters."
+    )
+    assert tasks.prune_growing_tables().startswith("Pruned 0 resolved incidents")
+    assert tasks.make_outcome_partitions().startswith("Made 0 outcome log partitions")
 
 
 @pytest.mark.django_db

@@ -26,9 +26,13 @@ class Command(BaseCommand):
         counters = prune_counters()
         self.stdout.write(
             f"Deleted {result.deleted} outcome events received before {cutoff:%Y-%m-%d %H:%M} UTC "
-            f"in {result.batches} batches ({result.rolled_up} rolled up first, "
+            f"in {result.batches} batches{_months(result.months_dropped)} ({result.rolled_up} rolled up first, "
             f"{result.kept_unrolled} too recent to roll up kept); daily counts kept; "
             f"{result.hourly_deleted} hourly counts older than {HOURLY_KEEP.days} days deleted; "
             f"{counters} throttle counters idle for a day deleted; "
             f"{result.unresolved_hosts_deleted} unknown-host counts older than {UNRESOLVED_HOSTS_KEEP.days} days deleted."
         )
+
+
+def _months(dropped: list[str]) -> str:
+    return f", {len(dropped)} whole months dropped ({', '.join(dropped)})" if dropped else ""

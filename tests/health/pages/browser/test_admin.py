@@ -65,8 +65,12 @@ def inline_overflow(page) -> int:
 @pytest.fixture
 def tracked_commission(brand, prop):
     """A commission with a state move and an amount change, so its page shows two history inlines."""
-    commission = factories.CommissionFactory(order__brand=brand, order__order_id="ORD-LONG-ORDER-ID-2026-0001")
-    commission.move_to("cancelled", at=timezone.now(), cause="cancel", request_id="5e09052101a447548c31154c10100f69")
+    commission = factories.CommissionFactory(
+        order__brand=brand, order__order_id="ORD-LONG-ORDER-ID-2026-0001"
+    )
+    commission.move_to(
+        "cancelled", at=timezone.now(), cause="cancel", request_id="5e09052101a447548c31154c10100f69"
+    )
     return commission
 
 
@@ -83,7 +87,9 @@ def test_a_brand_with_its_inlines_fits_the_window(open_page, staff, brand, acme_
 
 def test_a_commission_with_its_history_inlines_fits_the_window(open_page, staff, tracked_commission, width):
     page = open_page(
-        staff, f"/admin/attribution/commission/{tracked_commission.pk}/change/", shot="admin-commission-inlines"
+        staff,
+        f"/admin/attribution/commission/{tracked_commission.pk}/change/",
+        shot="admin-commission-inlines",
     )
 
     assert (overflow(page), inline_overflow(page)) == (0, 0)

@@ -1,0 +1,105 @@
+"""`make bench-partitions`: what the partitioned outcome log costs to keep (docs/performance.md, "Retention by
+partition").
+
+In its own PostgreSQL database (DATABASE_URL, default .../attribution_partitions) it loads one month of
+events with COPY (--events, default 10,000,000, into one brand's log, as the API's rows look), reports the
+loader's rows per second and the bytes per event with indexes, then times dropping that month
+(health.log.partitions.drop_month) against dropping a month of 1,000 events. Each load uses a month that
+the partitioned log keeps, a year back, so nothing else is touched.
+"""
+
+import argparse
+import io
+import os
+import sys
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def setup(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DB_WAIT_TIMEOUT_S", "3600")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    sys.path.insert(0, str(ROOT))
+    from bench.world import ensure_database
+
+    ensure_database(url)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--noinput", verbosity=0)
+
+
+def load(brand_id: int, first: date, count: int) -> float:
+    """COPY `count` events received within the month starting `first`; rows per second."""
+    from django.db import connection
+
+    from health.log import partitions
+
+    if first not in {p.starts for p in partitions.monthly_partitions()}:
+        partitions.create_month(first)
+    start = datetime.combine(first, datetime.min.time(), UTC)
+    columns = (
+        "brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at, request_id, "
+        "key_prefix, request_body, response_body, warnings, has_warnings, answered_outcome"
+    )
+    started = time.perf_counter()
+    batch = 200_000
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 0")
+        raw = cursor.cursor
+        for offset in range(0, count, batch):
+            buffer = io.StringIO()
+            for n in range(offset, min(offset + batch, count)):
+                at = start + timedelta(seconds=n % (27 * 86400))
+                buffer.write(
+                    f"{brand_id}\torder_confirmation\tno_attribution\t200\tORD-{n}\tf\t{at.isoformat()}\t"
+                    f"{at.isoformat()}\t{n:032x}\t\t"
+                    f'{{"orderId": "ORD-{n}", "orderAmount": 59.90, "currency": "USD", "page_url": "https://shop.example/ty"}}\t'
+                    '{"success": true, "outcome": "no_attribution"}\t[]\tf\t\n'
+                )
+            with raw.copy(f"COPY health_outcomeevent ({columns}) FROM STDIN") as copy:
+                copy.write(buffer.getvalue())
+    return count / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=10_000_000)
+    args = parser.parse_args()
+    setup(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/attribution_partitions"))
+    from django.db import connection
+
+    from brands.models import Brand
+    from health.log import partitions
+
+    brand, _ = Brand.objects.get_or_create(name="Partition bench")
+    today = datetime.now(UTC).date()
+    big = date(today.year - 1, today.month, 1)
+    small = partitions.next_month(big)
+    for first, count in ((big, args.events), (small, 1_000)):
+        rate = load(brand.id, first, count)
+        name = partitions.partition_name(first)
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {name}")
+            cursor.execute("SELECT pg_total_relation_size(%s::regclass)", [name])
+            size = cursor.fetchone()[0]
+        print(
+            f"{name}: loaded {count:,} events at {rate:,.0f} rows/s; {size / 2**20:,.0f} MiB, {size / count:,.0f} bytes per event"
+        )
+    for first in (big, small):
+        month = next(p for p in partitions.monthly_partitions() if p.starts == first)
+        rows = partitions.estimated_rows(month.name)
+        started = time.perf_counter()
+        partitions.drop_month(month)
+        print(f"dropped {month.name} (~{rows:,} events) in {(time.perf_counter() - started) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""Nothing grows without bound (docs/operations.md, "What grows and how it is pruned"): every table that grows
+with traffic and is not the brand's business record has a retention, a setting with a default, and one
+entry here. The daily task `prune_tables` runs them all; each is one or a few bulk DELETEs by an indexed
+time, safe to run twice at once.
+
+The outcome log, its hourly counts, the unknown-host counts and the throttle counters have their own
+prune (`prune_outcomes`: health.log.retention drops whole months). Orders, commissions, statements and
+their histories are the brands' billing records and are never pruned. A new growing table (webhook
+delivery ids, reconciliation rows) adds one `Prune` to PRUNES and a line to the operations table.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.sessions.models import Session
+from django.utils import timezone
+from django_q.models import Failure
+
+from attribution.models import DeadLetter, SpoolBacklog, SpoolReplay
+from health.alerts.models import Incident, Notification
+
+
+@dataclass(frozen=True)
+class Prune:
+    name: str  # what goes, as the task's summary says it
+    setting: str  # the retention in days, settings.RETENTION_DAYS[setting]
+    delete: Callable[[datetime], int]  # deletes what is older than the cutoff; how many rows went
+
+
+def _alert_history(cutoff: datetime) -> int:
+    # Resolved incidents go with their notifications, deliveries and attempts (cascades); test
+    # notifications, which have no incident, by their own time.
+    incidents, _ = Incident.objects.filter(resolved_at__lt=cutoff).delete()
+    tests, _ = Notification.objects.filter(incident__isnull=True, created_at__lt=cutoff).delete()
+    return incidents + tests
+
+
+def _spool_ledger(cutoff: datetime) -> int:
+    # A replayed file is deleted when its replay commits; its ledger row only guards a second run of the
+    # same file, which cannot come weeks later.
+    return SpoolReplay.objects.filter(replayed_at__lt=cutoff).delete()[0]
+
+
+def _vanished_spools(cutoff: datetime) -> int:
+    # A server that has not reported its spool for this long is gone (its backlog would show forever).
+    return SpoolBacklog.objects.filter(checked_at__lt=cutoff).delete()[0]
+
+
+def _dead_letters(cutoff: datetime) -> int:
+    return DeadLetter.objects.filter(failed_at__lt=cutoff).delete()[0]
+
+
+def _failed_tasks(cutoff: datetime) -> int:
+    # django-q keeps at most Q_CLUSTER["save_limit"] successful tasks itself, but every failure.
+    return Failure.objects.filter(stopped__lt=cutoff).delete()[0]
+
+
+def _expired_sessions(cutoff: datetime) -> int:
+    return Session.objects.filter(expire_date__lt=cutoff).delete()[0]
+
+
+PRUNES = [
+    Prune(
+        "resolved incidents with their notifications, deliveries and attempts",
+        "alert_history",
+        _alert_history,
+    ),
+    Prune("spool replay ledger rows", "spool_ledger", _spool_ledger),
+    Prune("spool backlogs of servers that stopped reporting", "vanished_spools", _vanished_spools),
+    Prune("dead letters", "dead_letters", _dead_letters),
+    Prune("failed background tasks", "failed_tasks", _failed_tasks),
+    Prune("expired sign-in sessions", "expired_sessions", _expired_sessions),
+]
+
+
+def prune_tables(*, now: datetime | None = None) -> dict[str, int]:
+    """Run every prune; rows deleted by name (a cascade's rows included)."""
+    now = now or timezone.now()
+    return {p.name: p.delete(now - timedelta(days=settings.RETENTION_DAYS[p.setting])) for p in PRUNES}

@@ -1,0 +1,136 @@
+"""Nothing grows without bound (health/pruning.py; docs/operations.md, "What grows and how it is pruned"):
+each growing table loses its rows past its retention, and keeps the rest."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.sessions.models import Session
+from django.utils import timezone
+from django_q.models import Failure, Task
+
+from attribution.models import DeadLetter, SpoolBacklog, SpoolReplay
+from health import tasks
+from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
+from health.pruning import prune_tables
+
+pytestmark = pytest.mark.django_db
+
+NOW = timezone.now()
+OLD = NOW - timedelta(days=400)
+
+
+def incident_with_history(brand, *, resolved_at):
+    incident = Incident.objects.create(brand=brand, rule="silence", opened_at=OLD, resolved_at=resolved_at)
+    channel = Channel.objects.get_or_create(
+        brand=brand, url="https://hooks.example.com/x", defaults={"secret": "s"}
+    )[0]
+    notification = Notification.objects.create(incident=incident, kind="opened", created_at=OLD)
+    delivery = Delivery.objects.create(notification=notification, channel=channel, status="delivered")
+    DeliveryAttempt.objects.create(delivery=delivery, channel=channel, attempted_at=OLD, number=1)
+    return incident
+
+
+def test_resolved_incidents_go_after_180_days_with_their_notifications_deliveries_and_attempts(brand):
+    incident_with_history(brand, resolved_at=NOW - timedelta(days=181))
+    kept = incident_with_history(brand, resolved_at=NOW - timedelta(days=10))
+    still_open = incident_with_history(brand, resolved_at=None)
+
+    prune_tables(now=NOW)
+
+    assert set(Incident.objects.values_list("pk", flat=True)) == {kept.pk, still_open.pk}
+    assert Notification.objects.count() == Delivery.objects.count() == DeliveryAttempt.objects.count() == 2
+
+
+def test_old_test_notifications_go_too(brand):
+    Notification.objects.create(kind="test", created_at=OLD)
+    Notification.objects.create(kind="test", created_at=NOW)
+
+    prune_tables(now=NOW)
+
+    assert Notification.objects.count() == 1
+
+
+def test_spool_ledger_rows_go_after_30_days(brand):
+    SpoolReplay.objects.create(
+        spool_id="a" * 32,
+        endpoint="order_confirmation",
+        received_at=OLD,
+        replayed_at=NOW - timedelta(days=31),
+        outcome="tracked",
+    )
+    SpoolReplay.objects.create(
+        spool_id="b" * 32, endpoint="order_confirmation", received_at=OLD, replayed_at=NOW, outcome="tracked"
+    )
+
+    prune_tables(now=NOW)
+
+    assert list(SpoolReplay.objects.values_list("spool_id", flat=True)) == ["b" * 32]
+
+
+def test_the_spool_backlog_of_a_server_silent_for_a_week_goes(db):
+    SpoolBacklog.objects.create(server="gone:/var/spool", checked_at=NOW - timedelta(days=8))
+    SpoolBacklog.objects.create(server="here:/var/spool", checked_at=NOW - timedelta(minutes=1))
+
+    prune_tables(now=NOW)
+
+    assert list(SpoolBacklog.objects.values_list("server", flat=True)) == ["here:/var/spool"]
+
+
+def test_dead_letters_go_after_400_days(db):
+    for spool_id, failed_at in (("c" * 32, NOW - timedelta(days=401)), ("d" * 32, NOW)):
+        DeadLetter.objects.create(
+            spool_id=spool_id,
+            kind="event",
+            endpoint="order_confirmation",
+            received_at=OLD,
+            reason="x",
+            failed_at=failed_at,
+        )
+
+    prune_tables(now=NOW)
+
+    assert list(DeadLetter.objects.values_list("spool_id", flat=True)) == ["d" * 32]
+
+
+def test_failed_background_tasks_go_after_30_days_and_successes_stay(db):
+    for name, stopped, success in (
+        ("old", NOW - timedelta(days=31), False),
+        ("new", NOW, False),
+        ("ok", OLD, True),
+    ):
+        Task.objects.create(
+            id=name * 4, name=name, func="f", started=stopped, stopped=stopped, success=success
+        )
+
+    prune_tables(now=NOW)
+
+    assert set(Task.objects.values_list("name", flat=True)) == {"new", "ok"}
+    assert Failure.objects.count() == 1
+
+
+def test_expired_sessions_go(db):
+    Session.objects.create(session_key="expired", session_data="", expire_date=NOW - timedelta(seconds=1))
+    Session.objects.create(session_key="alive", session_data="", expire_date=NOW + timedelta(days=1))
+
+    prune_tables(now=NOW)
+
+    assert list(Session.objects.values_list("session_key", flat=True)) == ["alive"]
+
+
+def test_each_retention_is_a_setting(db, settings):
+    settings.RETENTION_DAYS = {**settings.RETENTION_DAYS, "spool_ledger": 1}
+    SpoolReplay.objects.create(
+        spool_id="e" * 32,
+        endpoint="x",
+        received_at=OLD,
+        replayed_at=NOW - timedelta(days=2),
+        outcome="tracked",
+    )
+
+    prune_tables(now=NOW)
+
+    assert not SpoolReplay.objects.exists()
+
+
+def test_the_daily_task_says_what_it_pruned(db):
+    assert tasks.prune_growing_tables().startswith("Pruned 0 resolved incidents")
