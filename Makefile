@@ -44,7 +44,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	@command -v wrk >/dev/null || (apt-get install -y -qq wrk >/dev/null 2>&1) || (echo "install wrk (apt-get install wrk)"; exit 1)
 	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind >/dev/null 2>&1) || (echo "install valgrind (apt-get install valgrind)"; exit 1)
-	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.run $(if $(WORKERS),--workers $(WORKERS)) $(if $(ROUNDS),--rounds $(ROUNDS))
 
 bench-cost: $(STAMP)
 	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind >/dev/null 2>&1) || (echo "install valgrind (apt-get install valgrind)"; exit 1)

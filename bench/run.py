@@ -3,8 +3,8 @@ by side with the durable floors, then instructions per request of each (bench/co
 
 Prepares the bench world in the DATABASE_URL database (bench/world.py) and starts three gunicorns
 with the same command line but for the WSGI module (and port): the project (config.wsgi), the Django
-floor (bench.floor.wsgi) and the plain-WSGI floor (bench.floor.plain), each with (2 x cores) + 1 sync
-workers. Every round runs every scenario back to back, a warm-up and then a fixed-duration wrk run at
+floor (bench.floor.wsgi) and the plain-WSGI floor (bench.floor.plain), each with as many sync workers as
+cores (`--workers N` for another count; production runs 2 x cores + 1). Every round runs every scenario back to back, a warm-up and then a fixed-duration wrk run at
 fixed concurrency from a separate process on loopback; ratios are taken within a round. Prints the
 medians of the rounds, the headline ratios project / Django floor, and writes
 bench/results/bench-<time>.json with every round. Run it as `python -m bench.run` from the repository.
@@ -191,7 +191,9 @@ def main() -> None:
         default="sync",
         help="gunicorn's, the same for every server",
     )
-    parser.add_argument("--workers", type=int, default=None, help="per server (default: 2 x cores + 1)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="sync workers per server (default: as many as cores)"
+    )
     parser.add_argument("--threads", type=int, default=4, help="per gthread worker")
     args = parser.parse_args()
 
@@ -200,9 +202,10 @@ def main() -> None:
     pool = args.rounds * (args.warmup + args.duration) * CANCELS_PER_SECOND + 2000
     world = prepare_world(env, cancels=pool)
     env.update(BENCH_WORLD=str(WORLD), BENCH_CHANGES=str(CHANGES), BENCH_CANCELS=str(CANCELS))
-    # Sync workers wait on the database for part of each request (commits), so the usual
-    # (2 x cores) + 1 keeps every core busy; every server gets the same workers.
-    workers = args.workers or 2 * (os.cpu_count() or 1) + 1
+    # As many workers as cores by default: each worker's CPU per order then decides the throughput, which is
+    # what the ratio to the floors should measure. Production serving runs (2 x cores) + 1 (sync workers wait
+    # on the database for part of each request): `--workers 5` here. Every server gets the same workers.
+    workers = args.workers or (os.cpu_count() or 1)
     serving = f"{workers} {args.worker_class} workers" + (
         f" x {args.threads} threads" if args.worker_class == "gthread" else ""
     )
