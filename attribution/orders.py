@@ -62,11 +62,21 @@ def _display_order_id(value) -> str:
     return ""
 
 
-def confirm_order(*, payload, received_at: datetime, receipt: Receipt | None = None) -> Result:
+def confirm_order(
+    *,
+    payload,
+    received_at: datetime,
+    receipt: Receipt | None = None,
+    judged_at: datetime | None = None,
+    lookups: "Lookups | None" = None,
+) -> Result:
     """Judge one order confirmation in the decision order (docs/decisions.md) and store the order it
     decides on, with the request's outcome row when the API hands its `receipt` (one statement on
-    PostgreSQL, attribution.store). Spool replay and the setup page record their own rows."""
-    result, rows = _judge(payload=payload, received_at=received_at)
+    PostgreSQL, attribution.store). Spool replay and the setup page record their own rows.
+
+    A reconciliation creates a missing order with `judged_at`, when the book says it was placed: the
+    attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once."""
+    result, rows = _judge(payload=payload, received_at=received_at, judged_at=judged_at, lookups=lookups)
     if rows is None:
         return result
     try:
@@ -79,7 +89,9 @@ def confirm_order(*, payload, received_at: datetime, receipt: Receipt | None = N
     return answered
 
 
-def _judge(*, payload, received_at: datetime) -> tuple[Result, store.OrderRows | None]:
+def _judge(
+    *, payload, received_at: datetime, judged_at: datetime | None = None, lookups: "Lookups | None" = None
+) -> tuple[Result, store.OrderRows | None]:
     """Reads only: the result, and the order to store if there is one."""
     if not isinstance(payload, dict):
         return Result(Outcome.INVALID_PARAMS, say("order.not_an_object")), None
@@ -102,7 +114,13 @@ def _judge(*, payload, received_at: datetime) -> tuple[Result, store.OrderRows |
     if brand is None:
         return result.set(Outcome.UNRESOLVED_DOMAIN, _unresolved_text(payload, resolution)), None
 
-    decision = _decide(brand=brand, resolution=resolution, fields=fields, received_at=received_at)
+    decision = _decide(
+        brand=brand,
+        resolution=resolution,
+        fields=fields,
+        received_at=judged_at or received_at,
+        lookups=lookups,
+    )
     if decision.outcome == Outcome.CLICK_NOT_FOUND:
         # Step 7 comes before step 10: a repeat of a stored order is a duplicate whatever its click.
         if Order.objects.filter(brand_id=brand.id, order_id=fields.order_id, is_test=fields.is_test).exists():
@@ -203,9 +221,41 @@ _discount_code = SelectStatement(
 )
 
 
-def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, received_at) -> _Decision:
+class Lookups:
+    """What the decision reads besides the brand: a click, a discount code and a known shopper, one query
+    each. A reconciliation hands a subclass that read them for many book orders at once."""
+
+    def click(self, click_id: str) -> Click | None:
+        """The click, with creator_is_active and creator_name."""
+        return _click([click_id])
+
+    def code(self, brand_id: int, code: str) -> DiscountCode | None:
+        """The brand's code, case-insensitively, with creator_is_active and creator_name."""
+        return _discount_code([brand_id, code])
+
+    def shopper(self, brand_id: int, email_hash: str) -> KnownShopper | None:
+        return (
+            KnownShopper.objects.select_related("creator")
+            .filter(brand_id=brand_id, email_hash=email_hash, creator__is_active=True)
+            .first()
+        )
+
+
+_DATABASE = Lookups()
+
+
+def _decide(
+    *,
+    brand: BrandInfo,
+    resolution: Resolution,
+    fields: _Confirmation,
+    received_at,
+    lookups: Lookups | None = None,
+) -> _Decision:
     """Steps 8-13 of the decision order: reads only; the order is stored afterwards. Each signal consulted
-    adds its step to the trace (attribution.trace), which is stored with the order."""
+    adds its step to the trace (attribution.trace), which is stored with the order. The click window is
+    judged at `received_at`."""
+    lookups = lookups or _DATABASE
     if resolution.is_unregistered_property:
         return _Decision(Outcome.UNREGISTERED_PROPERTY, detail=resolution.host or "")
     if brand.storefront_handles_orders:
@@ -214,7 +264,7 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
     trace: list[dict] = []
     fallback = None
     if fields.click_id:
-        click = _click([fields.click_id])  # with creator_is_active, creator_name
+        click = lookups.click(fields.click_id)  # with creator_is_active, creator_name
         if click is None:
             trace.append(why.click_not_found(fields.click_id))
             return _Decision(Outcome.CLICK_NOT_FOUND, trace=trace)
@@ -239,7 +289,7 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
             )
 
     if fields.code:
-        code = _discount_code([brand.id, fields.code])  # with creator_is_active, creator_name
+        code = lookups.code(brand.id, fields.code)  # with creator_is_active, creator_name
         if code is None:
             trace.append(why.unregistered_code(fields.code))
         elif code.is_blacklisted:
@@ -259,11 +309,7 @@ def _decide(*, brand: BrandInfo, resolution: Resolution, fields: _Confirmation, 
             return _Decision(Outcome.BANNED_USER, Attribution.CODE, discount_code=code, trace=trace)
 
     if fields.email_hash and (fallback is not None or not fields.code):
-        shopper = (
-            KnownShopper.objects.select_related("creator")
-            .filter(brand_id=brand.id, email_hash=fields.email_hash, creator__is_active=True)
-            .first()
-        )
+        shopper = lookups.shopper(brand.id, fields.email_hash)
         if shopper is not None:
             trace.append(why.shopper_attributed(shopper.creator.name))
             return _Decision(Outcome.TRACKED, Attribution.SHOPPER, creator_id=shopper.creator_id, trace=trace)
@@ -297,6 +343,36 @@ def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:
         return None
     decision = _decide(brand=resolution.brand, resolution=resolution, fields=fields, received_at=at)
     return str(decision.outcome), decision.trace
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What an order not received would get: its outcome and, when tracked, its commission."""
+
+    outcome: str
+    commission: Decimal | None
+    currency: str
+    creator_id: int | None
+
+
+def would_earn(payload: dict, *, at: datetime, lookups: Lookups | None = None) -> Estimate | None:
+    """The decision an order confirmation `payload` would get at `at` under today's rules, and the
+    commission it would create: reads only. None when it does not resolve to a brand or fails the field
+    rules (the caller says why)."""
+    resolution = _resolve_event(payload)
+    if resolution.brand is None:
+        return None
+    fields = _parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
+    if fields is None:
+        return None
+    decision = _decide(
+        brand=resolution.brand, resolution=resolution, fields=fields, received_at=at, lookups=lookups
+    )
+    amount = None
+    if decision.outcome == Outcome.TRACKED:
+        rate = resolution.brand.rate_for(is_returning_customer=fields.is_returning_customer)
+        amount = commission_amount(fields.amount, rate, fields.currency)
+    return Estimate(str(decision.outcome), amount, fields.currency, decision.creator_id)
 
 
 def _message(decision: _Decision) -> str:

@@ -161,6 +161,7 @@ BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
     (Outcome.ALREADY_CANCELLED, "update"): {
         "label": "Commission is cancelled; the new total was not applied"
     },
+    (Outcome.TRACKED, "reconciliation"): {"label": "Reconciled: put right from your order book"},
     (Outcome.INVALID_ORDER_AMOUNT, "update"): {
         "label": "New order amount missing or not a usable number",
         "fix": "Send new_order_amount as a plain number of 0 or more without symbols or markup, such as 49.90.",
@@ -250,6 +251,9 @@ TEXTS: dict[str, str] = {
     "change.updated_after_payment_unchanged": " It was already paid; the amount is unchanged, so nothing is billed.",
     "change.cancel_failed": "Event received; cancelling failed on our side and the event is kept for "
     "processing. Nothing to change.",
+    # a reconciliation's changes (attribution.reconciliation.applying)
+    "reconciliation.cancelled": "The commission of order {order_id} was cancelled: the order book cancelled it.",
+    "reconciliation.updated": "The commission of order {order_id} now follows the order book's total {total} {currency}.",
     # service-side faults, any endpoint
     "insert_failed": "Event received; saving it failed on our side and it is kept for processing. "
     "Nothing to change.",

@@ -11,13 +11,13 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attribution import changes, orders, selectors, spool
 from attribution.api import schema, throttles
+from attribution.api.access import AlwaysJSON, KeyRequired
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.parsing import (
     EMPTY_BODY,
@@ -54,17 +54,6 @@ def _framework_answer(exc) -> tuple[Outcome, str, int]:
     if isinstance(exc, exceptions.NotFound):
         return Outcome.NOT_FOUND, str(exc.detail), 404
     return Outcome.HANDLER_ERROR, "", 500
-
-
-class AlwaysJSON(DefaultContentNegotiation):
-    """Every answer under /api/ is JSON, whatever the client's Accept header asks for.
-
-    Server HTTP clients send all kinds of Accept headers; refusing them with 406 would turn a good
-    event into an error. Skipping the Accept parsing also saves it on every request.
-    """
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 class EventView(APIView):
@@ -264,20 +253,6 @@ def _brand_id_of_body(request) -> int | None:
     except Exception:  # noqa: BLE001  (the answer is decided; a failing lookup only costs the brand column)
         logger.warning("brand lookup for the outcome record failed", exc_info=True)
         return None
-
-
-class KeyRequired:
-    """Views that need a developer key: a request without a valid one is refused (401), and an address
-    refused too often is answered 429 instead (attribution.api.throttles)."""
-
-    def perform_authentication(self, request):
-        try:
-            super().perform_authentication(request)
-            if request.auth is None:
-                raise exceptions.NotAuthenticated()
-        except (exceptions.AuthenticationFailed, exceptions.NotAuthenticated):
-            throttles.count_refused_authentication(request)
-            raise
 
 
 class _KeyedEventView(KeyRequired, EventView):

@@ -1,10 +1,11 @@
 """The attribution app's tables, one module per concept: clicks and creator links, orders, commissions
-(states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog."""
+(states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog, reconciliations of the brand's order book."""
 
 from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
 from .commissions import AmountChange, Commission, CommissionStateChange
 from .orders import Attribution, Order
 from .ratelimits import RateCounter
+from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
 from .statements import Adjustment, Statement
 
@@ -13,12 +14,14 @@ __all__ = [
     "Adjustment",
     "AmountChange",
     "Attribution",
+    "BookRow",
     "Click",
     "Commission",
     "CommissionStateChange",
     "CreatorLink",
     "Order",
     "RateCounter",
+    "Reconciliation",
     "DeadLetter",
     "SpoolBacklog",
     "SpoolReplay",

@@ -204,6 +204,7 @@ class CommissionStateChange(models.Model):
         CANCEL = "cancel", "Cancel request"
         LOCK = "lock_commissions", "Return window closed (lock_commissions)"
         PAYMENT = "pay_statement", "Statement paid"
+        RECONCILIATION = "reconciliation", "Order book reconciliation"
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     commission = models.ForeignKey(

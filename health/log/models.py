@@ -11,6 +11,11 @@ class Endpoint(models.TextChoices):
     ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
     CANCEL = "cancel", "Cancel"
     UPDATE = "update", "Update"
+    RECONCILIATION = "reconciliation", "Reconciliation"
+
+
+# The brand's own event API (the interface's three endpoints); the other values are the other ways in.
+EVENT_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.CANCEL, Endpoint.UPDATE)
 
 
 # The outcomes a brand can fix (attribution.outcomes, needs_action), as the events list's "needs your action"

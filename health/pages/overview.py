@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from attribution import outcomes
 from attribution.outcomes import Outcome, OutcomeInfo
-from health.log.models import Endpoint
+from health.log.models import EVENT_ENDPOINTS, Endpoint
 from health.pages.queries import CountRow, Period
 
 # Outcome groups, in the order they are stacked in the chart (bottom first). "Tracked" is tracked order
@@ -203,7 +203,9 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
         other_namespace_total=other_total,
         outcome_lines=ordered,
         action_lines=[line for line in ordered if line.needs_action],
-        endpoint_lines=list(endpoints.values()),
+        # The three event endpoints always have their line; the other ways in (a reconciliation, a
+        # platform's deliveries) only once they have sent something.
+        endpoint_lines=[ep for ep in endpoints.values() if ep.endpoint in EVENT_ENDPOINTS or ep.total],
         orders_total=orders.total,
         orders_accepted=accepted,
         orders_tracked=orders.took_effect,

@@ -1,0 +1,403 @@
+"""Which export a CSV order book is, and its orders, read one at a time (the file is never held whole).
+
+Three formats, told apart by the header (docs/reconciliation.md):
+- generic: order_id, amount, currency; optional status, code, click_id, ordered_at, test;
+- Shopify's orders export: one row per line item, the order's figures on its first row;
+- a WooCommerce orders export (from an extension: columns by their common names).
+
+UTF-8 with or without a byte order mark; `,` or `;` between cells. Amounts are read by the file's number
+format: a `,`-separated file writes 1,234.50 (a point before the decimals, commas between thousands), a
+`;`-separated one 1.234,50; an amount in the other format, or with a currency symbol, is refused for its
+row with the reason. Every row that cannot be read becomes an invalid book order, never a failed upload.
+"""
+
+import csv
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from attribution.models import Reconciliation
+from attribution.parsing import (
+    FieldError,
+    parse_amount,
+    parse_click_id,
+    parse_currency,
+    parse_optional_text,
+    parse_order_id,
+)
+
+Format = Reconciliation.Format
+
+MAX_ROWS = 200_000
+MAX_BYTES = 50 * 1024 * 1024
+
+CLICK_ATTRIBUTE = "sms_click_id"  # the note/cart attribute the click script writes on a Shopify storefront
+
+
+class BookError(Exception):
+    """The file as a whole cannot be read: answered 400 (413 for a limit), and nothing is stored."""
+
+    def __init__(self, message: str, *, status: int = 400):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+@dataclass
+class BookOrder:
+    """One order of the book, as its row(s) said it; `problem` says why it could not be read."""
+
+    line: int
+    order_id: str = ""
+    alt_order_id: str = ""  # Shopify: the order's name (#1001) beside its numeric id
+    amount: Decimal | None = None
+    currency: str = ""
+    cancelled: bool = False
+    code: str = ""
+    click_id: str = ""
+    ordered_at: datetime | None = None
+    is_test: bool = False
+    problem: str = ""
+    rows: int = 1  # the file's data rows this order took (Shopify: one per line item)
+    group: str = field(default="", repr=False)  # Shopify: the Name its further line-item rows repeat
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a format's fields are in this file's header (indexes; None when absent)."""
+
+    order_id: int
+    amount: int
+    currency: int | None
+    status: int | None = None
+    code: int | None = None
+    click_id: int | None = None
+    ordered_at: int | None = None
+    test: int | None = None
+    # Shopify: the other order id column, the cancellation date and the note attributes.
+    alt_order_id: int | None = None
+    cancelled_at: int | None = None
+    note_attributes: int | None = None
+    group_by: int | None = None  # Shopify: Name, which every line-item row of an order repeats
+    order_id_name: str = ""
+    amount_name: str = ""
+
+
+# --- the header ------------------------------------------------------------------------------------
+
+GENERIC_REQUIRED = ("order_id", "amount", "currency")
+GENERIC_OPTIONAL = ("status", "code", "click_id", "ordered_at", "test")
+WOO_ALIASES = {
+    "order_id": ("order id", "order number", "order #", "order_id"),
+    "amount": ("order total", "order total amount", "total"),
+    "currency": ("order currency", "currency"),
+    "code": ("coupon code", "coupon codes", "coupons", "coupon"),
+    "status": ("order status", "status"),
+    "ordered_at": ("order date", "date created", "date"),
+}
+
+
+def _key(name: str) -> str:
+    return " ".join(name.strip().lower().split())
+
+
+def detect(header: list[str], *, order_id_column: str = "", amount_column: str = "") -> tuple[str, Columns]:
+    """The format of a header and where its fields are; BookError naming the missing column."""
+    index: dict[str, int] = {}
+    for i, name in enumerate(header):
+        index.setdefault(_key(name), i)
+    if "name" in index and "financial status" in index:
+        return Format.SHOPIFY, _shopify_columns(index, order_id_column, amount_column)
+    if any(alias in index for alias in ("order id", "order number")) and "order_id" not in index:
+        return Format.WOOCOMMERCE, _woo_columns(index)
+    missing = [name for name in GENERIC_REQUIRED if name not in index]
+    if missing:
+        raise BookError(
+            f"The header has no {' and no '.join(missing)} column. Fix: name the columns order_id, amount and "
+            "currency (optional: status, code, click_id, ordered_at, test), or upload Shopify's or a "
+            "WooCommerce orders export as it comes."
+        )
+    return Format.GENERIC, Columns(
+        order_id=index["order_id"],
+        amount=index["amount"],
+        currency=index["currency"],
+        **{name: index.get(name) for name in GENERIC_OPTIONAL},
+        order_id_name="order_id",
+        amount_name="amount",
+    )
+
+
+def _shopify_columns(index: dict[str, int], order_id_column: str, amount_column: str) -> Columns:
+    amount_name = {"": "subtotal", "subtotal": "subtotal", "total": "total"}.get(amount_column.lower())
+    if amount_name is None:
+        raise BookError("amount_column must be subtotal or total.")
+    if amount_name not in index:
+        raise BookError(f"The Shopify export has no {amount_name.title()} column.")
+    if "currency" not in index:
+        raise BookError("The Shopify export has no Currency column.")
+    choice = order_id_column.lower()
+    if choice not in ("", "id", "name"):
+        raise BookError("order_id_column must be id or name for a Shopify export.")
+    if choice == "id" and "id" not in index:
+        raise BookError("The Shopify export has no Id column. Fix: export with every column, or use name.")
+    # Without a choice, both are read and the matching keeps the one this brand's events use.
+    first, other = ("name", "id") if choice == "name" or "id" not in index else ("id", "name")
+    return Columns(
+        order_id=index[first],
+        alt_order_id=index.get(other) if not choice else None,
+        amount=index[amount_name],
+        currency=index["currency"],
+        status=index["financial status"],
+        code=index.get("discount code"),
+        ordered_at=index.get("created at"),
+        cancelled_at=index.get("cancelled at"),
+        note_attributes=index.get("note attributes"),
+        group_by=index["name"],
+        order_id_name=first.title(),
+        amount_name=amount_name.title(),
+    )
+
+
+def _woo_columns(index: dict[str, int]) -> Columns:
+    found = {
+        name: next((index[alias] for alias in aliases if alias in index), None)
+        for name, aliases in WOO_ALIASES.items()
+    }
+    for name, label in (("amount", "Order Total"), ("currency", "Order Currency")):
+        if found[name] is None:
+            raise BookError(f"The WooCommerce export has no {label} column.")
+    names = {i: n for n, i in index.items()}
+    return Columns(
+        order_id=found["order_id"],
+        amount=found["amount"],
+        currency=found["currency"],
+        status=found["status"],
+        code=found["code"],
+        ordered_at=found["ordered_at"],
+        order_id_name=names[found["order_id"]],
+        amount_name=names[found["amount"]],
+    )
+
+
+# --- the cells -------------------------------------------------------------------------------------
+
+_POINT_DECIMALS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?")
+_COMMA_DECIMALS = re.compile(r"\d{1,3}([. \u00a0]\d{3})+(,\d+)?|\d+(,\d+)?")
+
+
+def read_amount(text: str, *, decimal_mark: str) -> Decimal:
+    """An amount in the file's number format; FieldError with the reason otherwise."""
+    value = text.strip()
+    if not value:
+        raise FieldError("is empty")
+    pattern = _POINT_DECIMALS if decimal_mark == "." else _COMMA_DECIMALS
+    if not pattern.fullmatch(value):
+        example = "1,234.50" if decimal_mark == "." else "1.234,50"
+        raise FieldError(
+            f"{value[:40]!r} does not read as a number of this file (such as {example}, without a currency symbol)"
+        )
+    if decimal_mark == ".":
+        plain = value.replace(",", "")
+    else:
+        plain = re.sub(r"[. \u00a0]", "", value).replace(",", ".")
+    return parse_amount(plain, allow_zero=False)
+
+
+def read_time(text: str) -> datetime | None:
+    """ISO 8601, a date, or Shopify's `2026-11-24 10:15:00 -0500`; UTC when no offset is written."""
+    value = text.strip()
+    if not value:
+        return None
+    value = re.sub(r" ([+-]\d{2}:?\d{2})$", r"\1", value).replace("Z", "+00:00")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise FieldError(f"{text[:40]!r} is not a date such as 2026-11-24 or 2026-11-24T10:15:00Z") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+_TRUE, _FALSE = {"true", "1", "yes", "y"}, {"false", "0", "no", "n", ""}
+
+
+def read_flag(text: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise FieldError(f"{text[:20]!r} is not true or false")
+
+
+# The book's statuses by format: completed, or cancelled (cancelled and refunded orders earn nothing).
+GENERIC_STATUSES = {"": False, "completed": False, "cancelled": True, "canceled": True, "refunded": True}
+SHOPIFY_STATUSES = {
+    "paid": False,
+    "partially_paid": False,
+    "partially_refunded": False,
+    "authorized": False,
+    "pending": False,
+    "": False,
+    "refunded": True,
+    "voided": True,
+}
+WOO_STATUSES = {
+    "completed": False,
+    "processing": False,
+    "on-hold": False,
+    "": False,
+    "cancelled": True,
+    "refunded": True,
+    "failed": True,
+    "pending": True,  # never paid
+}
+
+
+def _status(text: str, statuses: dict[str, bool]) -> bool:
+    value = text.strip().lower().replace(" ", "_" if statuses is SHOPIFY_STATUSES else "-")
+    value = value.removeprefix("wc-")
+    if value not in statuses:
+        known = ", ".join(sorted(s for s in statuses if s))
+        raise FieldError(f"{text[:30]!r} is not a status of this format ({known})")
+    return statuses[value]
+
+
+def _first_code(text: str) -> str:
+    """The first of the codes a cell lists (Shopify and WooCommerce join several with commas)."""
+    first = text.replace(";", ",").split(",")[0] if text else ""
+    return parse_optional_text(first) or ""
+
+
+def _click_of_notes(text: str) -> str:
+    """The click id among Shopify's note attributes (`name: value` lines)."""
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() == CLICK_ATTRIBUTE:
+            return value.strip()
+    return ""
+
+
+# --- the file --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Book:
+    format: str
+    columns: Columns
+    decimal_mark: str
+    reader: Iterator[list[str]]
+    _csv: object = field(repr=False, default=None)
+    rows: int = 0  # data rows read so far
+
+    def orders(self) -> Iterator[BookOrder]:
+        """The book's orders in file order; BookError past MAX_ROWS, or at a line that is not UTF-8."""
+        current: BookOrder | None = None
+        line = 1
+        try:
+            for row in self.reader:
+                start, line = line + 1, self._csv.line_num + 1  # the header is line 1
+                if not any(cell.strip() for cell in row):
+                    continue  # a blank line is no order
+                self.rows += 1
+                if self.rows > MAX_ROWS:
+                    raise BookError(
+                        f"The file has more than {MAX_ROWS:,} rows. Fix: upload it in parts, a month at a time.",
+                        status=413,
+                    )
+                group_by = self.columns.group_by
+                if group_by is not None and current is not None and _cell(row, group_by) == current.group:
+                    current.rows += 1  # a further line item of the same order
+                    continue
+                if current is not None:
+                    yield current
+                current = self._order(row, start)
+        except csv.Error as exc:
+            raise BookError(f"Line {line + 1} cannot be read as CSV: {exc}.") from None
+        if current is not None:
+            yield current
+
+    def _order(self, row: list[str], line: int) -> BookOrder:
+        c = self.columns
+        order = BookOrder(line=line)
+        if c.group_by is not None:
+            order.group = _cell(row, c.group_by)
+        try:
+            order.order_id = parse_order_id(_cell(row, c.order_id))
+        except FieldError as exc:
+            order.problem = f"{c.order_id_name} {exc}"
+            return order
+        if c.alt_order_id is not None:
+            alt = _cell(row, c.alt_order_id).strip()
+            order.alt_order_id = alt if 0 < len(alt) <= 255 else ""
+        problems = []
+        try:
+            order.amount = read_amount(_cell(row, c.amount), decimal_mark=self.decimal_mark)
+        except FieldError as exc:
+            problems.append(f"{c.amount_name} {exc}")
+        try:
+            order.currency = parse_currency(_cell(row, c.currency))
+        except FieldError as exc:
+            problems.append(f"currency {exc}")
+        readers = {
+            "status": self._read_status,
+            "code": _first_code,
+            "ordered_at": read_time,
+            "test": read_flag,
+            "click_id": lambda text: parse_click_id(text) or "",
+            "note_attributes": lambda text: parse_click_id(_click_of_notes(text)) or "",
+            "cancelled_at": lambda text: bool(text.strip()),
+        }
+        for name, read in readers.items():
+            index = getattr(c, name)
+            if index is None:
+                continue
+            try:
+                value = read(_cell(row, index))
+            except FieldError as exc:
+                problems.append(f"{name} {exc}")
+                continue
+            if name in ("status", "cancelled_at"):
+                order.cancelled = order.cancelled or value
+            elif name == "note_attributes":
+                order.click_id = value
+            elif name == "test":
+                order.is_test = value
+            else:
+                setattr(order, name, value)
+        order.problem = "; ".join(problems)
+        return order
+
+    def _read_status(self, text: str) -> bool:
+        statuses = {Format.GENERIC: GENERIC_STATUSES, Format.SHOPIFY: SHOPIFY_STATUSES}.get(
+            self.format, WOO_STATUSES
+        )
+        return _status(text, statuses)
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    return row[index] if index is not None and index < len(row) else ""
+
+
+def _text_lines(binary) -> Iterator[str]:
+    """The file's lines as text, decoded one at a time so that a line that is not UTF-8 is named (a
+    decoder reading ahead in blocks could not say which); the byte order mark of the first is dropped."""
+    for number, raw in enumerate(binary, start=1):
+        try:
+            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError:
+            raise BookError(
+                f"Line {number} is not UTF-8 text. Fix: save the file as CSV UTF-8 (with or without a BOM)."
+            ) from None
+
+
+def open_book(binary, *, order_id_column: str = "", amount_column: str = "") -> Book:
+    """Read the header of a binary file and tell its format; BookError when it cannot be a book."""
+    text = _text_lines(binary)
+    first = next(text, "")
+    if not first.strip():
+        raise BookError("The file is empty. Fix: upload a CSV file whose first line names the columns.")
+    delimiter = ";" if first.count(";") > first.count(",") else ","
+    header = next(csv.reader([first], delimiter=delimiter))
+    fmt, columns = detect(header, order_id_column=order_id_column, amount_column=amount_column)
+    reader = csv.reader(text, delimiter=delimiter)
+    return Book(fmt, columns, "." if delimiter == "," else ",", reader, reader)

@@ -1,0 +1,374 @@
+"""Compare a brand's order book with the orders received: each book order falls in exactly one category
+(docs/reconciliation.md), and the run keeps the summary. Reads and stores the run; changes nothing else.
+
+The file is streamed: its orders are judged a batch at a time, each batch with a few queries (the orders
+received, the outcome log's last word on those that were not, their clicks and codes), never one per
+row. Repeated order ids, the counts, the capture rate by day and what is not in the book are then
+computed by the database from the stored rows, so memory does not grow with the file. A file that
+cannot be read stores nothing: the whole run is one transaction.
+"""
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from decimal import Decimal
+from itertools import islice
+
+from django.db import transaction
+from django.db.models import Count, F, Max, Min, Q, Sum
+from django.db.models.functions import Lower, TruncDate
+from django.utils import timezone
+
+from attribution import orders
+from attribution.models import BookRow, Click, Commission, Order, Reconciliation
+from attribution.money import commission_amount, in_minor_units, money, order_total
+from brands.models import Brand, DiscountCode
+from health.log.models import Endpoint, OutcomeEvent
+
+from .formats import Book, BookOrder, open_book
+
+Status = BookRow.Status
+BATCH = 1000
+LIVE = (Commission.State.PENDING, Commission.State.LOCKED, Commission.State.PAID)
+
+
+class BookLookups(orders.Lookups):
+    """The decision's reads for a batch of book orders, made once for the batch. A book names no shopper."""
+
+    def __init__(self, brand_id: int, book_orders: list):
+        click_ids = {o.click_id for o in book_orders if o.click_id}
+        codes = {o.code.lower() for o in book_orders if o.code}
+        self.clicks = (
+            {
+                click.click_id: click
+                for click in Click.objects.filter(click_id__in=click_ids).annotate(
+                    creator_is_active=F("creator__is_active"), creator_name=F("creator__name")
+                )
+            }
+            if click_ids
+            else {}
+        )
+        self.codes = (
+            {
+                code.code.lower(): code
+                for code in DiscountCode.objects.annotate(
+                    lowered=Lower("code"),
+                    creator_is_active=F("creator__is_active"),
+                    creator_name=F("creator__name"),
+                ).filter(brand_id=brand_id, lowered__in=codes)
+            }
+            if codes
+            else {}
+        )
+
+    def click(self, click_id):
+        return self.clicks.get(click_id)
+
+    def code(self, brand_id, code):
+        return self.codes.get(code.lower())
+
+    def shopper(self, brand_id, email_hash):
+        return None
+
+
+def order_payload(row, *, host: str) -> dict:
+    """A book order as the order confirmation it stands for: what the decision judges (`row` is a
+    BookOrder or a stored BookRow)."""
+    return {
+        "orderId": row.order_id,
+        "orderAmount": str(row.amount),
+        "currency": row.currency,
+        "test": row.is_test,
+        "code": row.code or None,
+        "clickId": row.click_id or None,
+        "domain": host,
+    }
+
+
+@dataclass
+class Options:
+    order_id_column: str = ""  # Shopify: "id" or "name"; empty: whichever this brand's orders match
+    amount_column: str = ""  # Shopify: "subtotal" (default) or "total"
+
+
+def reconcile(
+    *, brand: Brand, file, filename: str = "", key_prefix: str = "", user=None, options: Options | None = None
+) -> Reconciliation:
+    """Read the book in `file` (binary) and store the run with its rows; formats.BookError when the file
+    cannot be read, and then nothing is stored."""
+    options = options or Options()
+    book = open_book(file, order_id_column=options.order_id_column, amount_column=options.amount_column)
+    host = _host_of(brand)
+    with transaction.atomic():
+        run = Reconciliation.objects.create(
+            brand=brand,
+            key_prefix=key_prefix,
+            uploaded_by=user if user is not None and user.is_authenticated else None,
+            filename=filename[:255],
+            format=book.format,
+            order_id_column=book.columns.order_id_name,
+            amount_column=book.columns.amount_name,
+        )
+        judge = _Judge(brand=brand, run=run, host=host)
+        for batch in _batches(book.orders(), BATCH):
+            judge.choose_order_id(book, batch)
+            BookRow.objects.bulk_create(judge.rows(batch), batch_size=BATCH)
+        run.row_count = book.rows
+        run.order_id_column = judge.order_id_column or run.order_id_column
+        _mark_repeats(run)
+        _summarize(run)
+        run.save()
+    return run
+
+
+def _host_of(brand: Brand) -> str:
+    prop = brand.primary_property()
+    return prop.host if prop is not None else ""
+
+
+def _batches(items: Iterable, size: int) -> Iterator[list]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+class _Judge:
+    def __init__(self, *, brand: Brand, run: Reconciliation, host: str):
+        self.brand, self.run, self.host = brand, run, host
+        self.order_id_column = ""
+        self.now = timezone.now()
+
+    def choose_order_id(self, book: Book, batch: list[BookOrder]) -> None:
+        """Shopify without a choice: keep Id or Name, whichever more of the first batch's orders match here."""
+        if book.columns.alt_order_id is None or self.order_id_column:
+            if self.order_id_column == "alt":
+                for order in batch:
+                    order.order_id, order.alt_order_id = order.alt_order_id or order.order_id, order.order_id
+            return
+        first = {o.order_id for o in batch if o.order_id}
+        other = {o.alt_order_id for o in batch if o.alt_order_id}
+        found = set(
+            Order.objects.filter(brand_id=self.brand.pk, order_id__in=first | other).values_list(
+                "order_id", flat=True
+            )
+        )
+        if len(found & other) > len(found & first):
+            self.order_id_column = "alt"
+            self.run.order_id_column = "Name" if book.columns.order_id_name == "Id" else "Id"
+            self.choose_order_id(book, batch)
+        else:
+            self.order_id_column = "first"
+
+    def rows(self, batch: list[BookOrder]) -> list[BookRow]:
+        valid = [o for o in batch if not o.problem]
+        received = self._received(valid)
+        missing = [o for o in valid if (o.order_id, o.is_test) not in received and not o.cancelled]
+        last_words = self._last_words(missing)
+        lookups = BookLookups(self.brand.pk, missing)
+        rows = []
+        for order in batch:
+            row = BookRow(
+                brand_id=self.brand.pk,
+                reconciliation=self.run,
+                line=order.line,
+                order_id=order.order_id,
+                is_test=order.is_test,
+                amount=order.amount,
+                currency=order.currency,
+                cancelled=order.cancelled,
+                code=order.code[:255],
+                click_id=order.click_id[:255],
+                ordered_at=order.ordered_at,
+            )
+            if order.problem:
+                row.status, row.detail = Status.INVALID, order.problem
+            else:
+                found = received.get((order.order_id, order.is_test))
+                row.received = found is not None
+                if found is None:
+                    self._not_received(row, last_words.get(order.order_id), lookups)
+                else:
+                    self._received_row(row, found)
+            rows.append(row)
+        return rows
+
+    def _received(self, batch: list[BookOrder]) -> dict:
+        ids = {o.order_id for o in batch}
+        if not ids:
+            return {}
+        found = Order.objects.filter(brand_id=self.brand.pk, order_id__in=ids).values(
+            "order_id",
+            "is_test",
+            "amount",
+            "currency",
+            "outcome",
+            state=F("commission__state"),
+            commission_order_amount=F("commission__order_amount"),
+            commission_amount=F("commission__amount"),
+            rate=F("commission__rate_percent"),
+        )
+        return {(o["order_id"], o["is_test"]): o for o in found}
+
+    def _last_words(self, missing: list[BookOrder]) -> dict:
+        """What the outcome log last said about each order id never stored: its order confirmations refused."""
+        ids = {o.order_id for o in missing}
+        if not ids:
+            return {}
+        words = {}
+        events = (
+            OutcomeEvent.objects.filter(
+                brand_id=self.brand.pk, endpoint=Endpoint.ORDER_CONFIRMATION, order_id__in=ids
+            )
+            .order_by("received_at")
+            .values_list("order_id", "outcome", "received_at")
+        )
+        for order_id, outcome, received_at in events:
+            words[order_id] = (outcome, received_at)
+        return words
+
+    def _not_received(self, row: BookRow, last_word, lookups: BookLookups) -> None:
+        if row.cancelled:
+            row.status = Status.MATCHED
+            row.detail = "Cancelled in the book and never received here: nothing to recover."
+            return
+        row.status = Status.MISSING
+        if last_word is None:
+            said = "Never received: no order confirmation with this order id arrived."
+        else:
+            outcome, at = last_word
+            said = (
+                f"An order confirmation arrived on {at.astimezone(UTC):%Y-%m-%d %H:%M} UTC and was refused: "
+                f"{outcome}. Its event page says what to fix."
+            )
+        at = row.ordered_at or self.now
+        estimate = (
+            orders.would_earn(order_payload(row, host=self.host), at=at, lookups=lookups)
+            if self.host
+            else None
+        )
+        if estimate is None:
+            row.detail = f"{said} No estimate: the brand has no registered property to judge it on."
+        elif estimate.commission is not None:
+            row.commission = estimate.commission
+            row.detail = f"{said} It would earn a commission of {money(estimate.commission, row.currency)} {row.currency}."
+        else:
+            row.detail = f"{said} It would be recorded as {estimate.outcome}, without a commission."
+
+    def _received_row(self, row: BookRow, found: dict) -> None:
+        state = found["state"]
+        if row.cancelled:
+            if state in LIVE:
+                row.status = Status.CANCELLED_AT_BRAND
+                row.detail = f"Cancelled in the book; its commission here is {state}."
+                if state != Commission.State.PENDING:
+                    row.detail += " A locked or paid commission is not moved by a reconciliation."
+            else:
+                row.status = Status.MATCHED
+                row.detail = "Cancelled in the book; no live commission here."
+            return
+        current = found["commission_order_amount"] if state is not None else found["amount"]
+        currency = found["currency"]
+        if row.currency != currency:
+            row.status = Status.AMOUNT_MISMATCH if state in LIVE else Status.MATCHED
+            row.detail = f"The book says {row.currency}; the order here is in {currency}."
+            return
+        if in_minor_units(row.amount, currency) == in_minor_units(current, currency):
+            row.status = Status.MATCHED
+            if state == Commission.State.CANCELLED:
+                row.detail = "Completed in the book; its commission here was cancelled."
+            return
+        here, book = order_total(current, currency), order_total(row.amount, currency)
+        if state not in LIVE:
+            row.status = Status.MATCHED
+            row.detail = (
+                f"The amount differs ({here} here, {book} in the book); no live commission depends on it."
+            )
+            return
+        row.status = Status.AMOUNT_MISMATCH
+        row.commission = commission_amount(row.amount, found["rate"], currency) - found["commission_amount"]
+        row.detail = (
+            f"The amount differs: {here} {currency} here, {book} {currency} in the book; the commission would "
+            f"change by {money(row.commission, currency)} {currency}."
+        )
+        if state != Commission.State.PENDING:
+            row.detail += f" Its commission is {state}: a reconciliation does not move it."
+
+
+def _mark_repeats(run: Reconciliation) -> None:
+    """A book order id (in one namespace) counts once: its later rows are invalid, naming the first."""
+    repeated = (
+        BookRow.objects.filter(reconciliation=run)
+        .exclude(status=Status.INVALID)
+        .values("order_id", "is_test")
+        .annotate(rows=Count("id"), first=Min("line"))
+        .filter(rows__gt=1)
+    )
+    for group in repeated.iterator():
+        BookRow.objects.filter(
+            reconciliation=run, order_id=group["order_id"], is_test=group["is_test"], line__gt=group["first"]
+        ).update(
+            status=Status.INVALID,
+            received=False,
+            commission=None,
+            detail=f"The order id repeats line {group['first']}; only that row counts.",
+        )
+
+
+def _summarize(run: Reconciliation) -> None:
+    rows = BookRow.objects.filter(reconciliation=run)
+    counts = dict(rows.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    for status in Status.values:
+        setattr(run, status, counts.get(status, 0))
+    valid = rows.exclude(status=Status.INVALID)
+    figures = valid.aggregate(
+        book=Count("id"),
+        received=Count("id", filter=Q(received=True)),
+        first=Min("ordered_at"),
+        last=Max("ordered_at"),
+    )
+    run.book_orders, run.received = figures["book"], figures["received"]
+    run.period_start, run.period_end = figures["first"], figures["last"]
+    run.daily_capture = {
+        day.isoformat(): [book, received]
+        for day, book, received in valid.filter(ordered_at__isnull=False)
+        .annotate(day=TruncDate("ordered_at", tzinfo=UTC))
+        .values("day")
+        .annotate(book=Count("id"), received=Count("id", filter=Q(received=True)))
+        .values_list("day", "book", "received")
+        .order_by("day")
+    }
+    run.commission_at_risk = _per_currency(rows.filter(status=Status.MISSING))
+    run.commission_difference = _per_currency(rows.filter(status=Status.AMOUNT_MISMATCH))
+    run.not_in_book = _not_in_book(run)
+
+
+def _per_currency(rows) -> list[dict]:
+    sums = (
+        rows.filter(commission__isnull=False)
+        .values("currency")
+        .annotate(total=Sum("commission"))
+        .order_by("currency")
+    )
+    return [
+        {"currency": s["currency"], "amount": money(s["total"], s["currency"])} for s in sums if s["total"]
+    ]
+
+
+def _not_in_book(run: Reconciliation) -> int:
+    """Live orders received in the book's period (its first to its last day, UTC) that the book lacks."""
+    if run.period_start is None:
+        return 0
+    start = datetime.combine(run.period_start.astimezone(UTC).date(), time.min, tzinfo=UTC)
+    end = datetime.combine(run.period_end.astimezone(UTC).date(), time.min, tzinfo=UTC) + timedelta(days=1)
+    in_book = BookRow.objects.filter(reconciliation=run, is_test=False).values("order_id")
+    return (
+        Order.objects.filter(
+            brand_id=run.brand_id, is_test=False, received_at__gte=start, received_at__lt=end
+        )
+        .exclude(order_id__in=in_book)
+        .count()
+    )
+
+
+def amount_text(value: Decimal | None, currency: str) -> str:
+    return "" if value is None else order_total(value, currency)

@@ -1,0 +1,61 @@
+"""A run and its rows as the API answers them and the health pages show them (docs/reconciliation.md)."""
+
+from django.db.models import QuerySet
+
+from attribution.models import BookRow, Reconciliation
+
+ROWS_PER_PAGE = 1000
+COUNTS = ("matched", "amount_mismatch", "cancelled_at_brand", "missing", "invalid", "not_in_book")
+
+
+def _when(value) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def summary(run: Reconciliation) -> dict:
+    rate = run.capture_rate
+    return {
+        "id": run.pk,
+        "format": run.format,
+        "filename": run.filename,
+        "created_at": _when(run.created_at),
+        "order_id_column": run.order_id_column,
+        "amount_column": run.amount_column,
+        "row_count": run.row_count,
+        "period": {"first": _when(run.period_start), "last": _when(run.period_end)},
+        "counts": {name: getattr(run, name) for name in COUNTS},
+        "book_orders": run.book_orders,
+        "received": run.received,
+        "capture_rate": round(rate, 4) if rate is not None else None,
+        "commission_at_risk": run.commission_at_risk,
+        "commission_difference": run.commission_difference,
+        "applied": run.applied_at is not None,
+        "applied_at": _when(run.applied_at),
+        "changes": run.changes or {"created": 0, "updated": 0, "cancelled": 0},
+    }
+
+
+def row(book_row: BookRow) -> dict:
+    found = {
+        "line": book_row.line,
+        "order_id": book_row.order_id,
+        "status": book_row.status,
+        "detail": book_row.detail,
+    }
+    if book_row.change:
+        found["change"] = book_row.change
+        found["change_detail"] = book_row.change_detail
+    return found
+
+
+def pages(run: Reconciliation, rows: QuerySet | None = None) -> int:
+    count = (rows if rows is not None else run.rows).count()
+    return max(1, -(-count // ROWS_PER_PAGE))
+
+
+def page_of_rows(run: Reconciliation, page: int, *, status: str = "") -> list[dict]:
+    rows = run.rows.all()
+    if status:
+        rows = rows.filter(status=status)
+    start = (page - 1) * ROWS_PER_PAGE
+    return [row(r) for r in rows.order_by("line")[start : start + ROWS_PER_PAGE]]
