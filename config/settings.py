@@ -310,6 +310,8 @@ RETENTION_DAYS = {
         "dead_letters": 400,
         "failed_tasks": 30,
         "expired_sessions": 0,
+        "sign_in_records": 90,
+        "unused_clicks": 180,  # days after the click's attribution window closed
     }.items()
 }
 

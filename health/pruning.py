@@ -5,21 +5,26 @@ time, safe to run twice at once.
 
 The outcome log, its hourly counts, the unknown-host counts and the throttle counters have their own
 prune (`prune_outcomes`: health.log.retention drops whole months). Orders, commissions, statements and
-their histories are the brands' billing records and are never pruned. A new growing table (webhook
-delivery ids, reconciliation rows) adds one `Prune` to PRUNES and a line to the operations table.
+their histories are the brands' billing records and are never pruned, and neither is a click that
+attributed an order (the order links to it). A new growing table adds one `Prune` to PRUNES and a line
+to the operations table.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.conf import settings
 from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure
 
-from attribution.models import DeadLetter, SpoolBacklog, SpoolReplay
+from attribution.models import Click, DeadLetter, SpoolBacklog, SpoolReplay
+from brands.models import Brand
 from health.alerts.models import Incident, Notification
+
+CLICK_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,31 @@ def _expired_sessions(cutoff: datetime) -> int:
     return Session.objects.filter(expire_date__lt=cutoff).delete()[0]
 
 
+def _sign_in_records(cutoff: datetime) -> int:
+    # django-axes writes a row per sign-in and per failure; the lockout only reads the last hours.
+    return sum(
+        model.objects.filter(attempt_time__lt=cutoff).delete()[0]
+        for model in (AccessLog, AccessFailureLog, AccessAttempt)
+    )
+
+
+def _unused_clicks(cutoff: datetime) -> int:
+    # A click can attribute an order only within its brand's window, so it goes once that window has been
+    # closed for the retention (which leaves a reconciliation, judging a book order at its order time,
+    # months to find it). A click that attributed an order stays: the order links to it. Clicks come by
+    # the million, so they go a batch at a time, each DELETE short.
+    deleted = 0
+    for window in Brand.objects.values_list("attribution_window_days", flat=True).distinct():
+        stale = Click.objects.filter(
+            brand__attribution_window_days=window,
+            clicked_at__lt=cutoff - timedelta(days=window),
+            orders__isnull=True,
+        )
+        while ids := list(stale.values_list("pk", flat=True)[:CLICK_BATCH]):
+            deleted += Click.objects.filter(pk__in=ids, orders__isnull=True).delete()[0]
+    return deleted
+
+
 PRUNES = [
     Prune(
         "resolved incidents with their notifications, deliveries and attempts",
@@ -72,6 +102,8 @@ PRUNES = [
     Prune("dead letters", "dead_letters", _dead_letters),
     Prune("failed background tasks", "failed_tasks", _failed_tasks),
     Prune("expired sign-in sessions", "expired_sessions", _expired_sessions),
+    Prune("sign-in and lockout records", "sign_in_records", _sign_in_records),
+    Prune("clicks past their brand's window that attributed no order", "unused_clicks", _unused_clicks),
 ]
 
 

@@ -4,11 +4,13 @@ each growing table loses its rows past its retention, and keeps the rest."""
 from datetime import timedelta
 
 import pytest
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure, Task
 
-from attribution.models import DeadLetter, SpoolBacklog, SpoolReplay
+from attribution.models import Click, DeadLetter, SpoolBacklog, SpoolReplay
+from tests import factories
 from health import tasks
 from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
 from health.pruning import prune_tables
@@ -115,6 +117,37 @@ def test_expired_sessions_go(db):
     prune_tables(now=NOW)
 
     assert list(Session.objects.values_list("session_key", flat=True)) == ["alive"]
+
+
+def test_sign_in_and_lockout_records_go_after_90_days(db):
+    for model, extra in ((AccessLog, {}), (AccessFailureLog, {}), (AccessAttempt, {"failures_since_start": 1})):
+        for days in (91, 10):
+            row = model.objects.create(username=f"u{days}", ip_address="192.0.2.1", user_agent="", **extra)
+            # attempt_time is auto_now_add: set it afterwards, as the rows would have aged.
+            model.objects.filter(pk=row.pk).update(attempt_time=NOW - timedelta(days=days))
+
+    prune_tables(now=NOW)
+
+    for model in (AccessLog, AccessFailureLog, AccessAttempt):
+        assert list(model.objects.values_list("username", flat=True)) == ["u10"]
+
+
+def test_clicks_go_180_days_after_their_brands_window_closed_unless_an_order_links_them(prop):
+    window = prop.brand.attribution_window_days  # 30
+    gone = factories.ClickFactory(property=prop, clicked_at=NOW - timedelta(days=window + 181))
+    attributed = factories.ClickFactory(property=prop, clicked_at=NOW - timedelta(days=window + 300))
+    factories.OrderFactory(brand=prop.brand, click=attributed)
+    kept = factories.ClickFactory(property=prop, clicked_at=NOW - timedelta(days=window + 179))
+    long_window = factories.BrandFactory(attribution_window_days=90)
+    within_its_window = factories.ClickFactory(
+        property=factories.PropertyFactory(brand=long_window, host="long.example"),
+        clicked_at=NOW - timedelta(days=window + 181),
+    )
+
+    prune_tables(now=NOW)
+
+    assert set(Click.objects.values_list("pk", flat=True)) == {attributed.pk, kept.pk, within_its_window.pk}
+    assert not Click.objects.filter(pk=gone.pk).exists()
 
 
 def test_each_retention_is_a_setting(db, settings):
