@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "config.db.router.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The health pages and the admin plan each statement for its own brand (config/db/plans.py).
+    "config.db.plans.CustomPlansMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -29,7 +29,7 @@ def clock() -> float:
 
 class ReplicaRouter:
     def db_for_read(self, model, **hints):
-        return REPLICA if _reads_replica.get() and REPLICA in settings.DATABASES else "default"
+        return REPLICA if reads_replica() else "default"
 
     def db_for_write(self, model, **hints):
         return "default"
@@ -39,6 +39,11 @@ class ReplicaRouter:
 
     def allow_migrate(self, db, app_label, model_name=None, **hints):
         return db == "default"
+
+
+def reads_replica() -> bool:
+    """Whether this request's reads go to the replica."""
+    return _reads_replica.get() and REPLICA in settings.DATABASES
 
 
 @contextmanager
