@@ -9,11 +9,10 @@ the partitioned log keeps, a year back, so nothing else is touched.
 """
 
 import argparse
-import io
 import os
 import sys
 import time
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,35 +37,10 @@ def setup(url: str) -> None:
 
 def load(brand_id: int, first: date, count: int) -> float:
     """COPY `count` events received within the month starting `first`; rows per second."""
-    from django.db import connection
+    from bench.outcome_rows import copy_events
 
-    from health.log import partitions
-
-    if first not in {p.starts for p in partitions.monthly_partitions()}:
-        partitions.create_month(first)
     start = datetime.combine(first, datetime.min.time(), UTC)
-    columns = (
-        "brand_id, endpoint, outcome, http_status, order_id, is_test, received_at, recorded_at, request_id, "
-        "key_prefix, request_body, response_body, warnings, has_warnings, answered_outcome"
-    )
-    started = time.perf_counter()
-    batch = 200_000
-    with connection.cursor() as cursor:
-        cursor.execute("SET statement_timeout = 0")
-        raw = cursor.cursor
-        for offset in range(0, count, batch):
-            buffer = io.StringIO()
-            for n in range(offset, min(offset + batch, count)):
-                at = start + timedelta(seconds=n % (27 * 86400))
-                buffer.write(
-                    f"{brand_id}\torder_confirmation\tno_attribution\t200\tORD-{n}\tf\t{at.isoformat()}\t"
-                    f"{at.isoformat()}\t{n:032x}\t\t"
-                    f'{{"orderId": "ORD-{n}", "orderAmount": 59.90, "currency": "USD", "page_url": "https://shop.example/ty"}}\t'
-                    '{"success": true, "outcome": "no_attribution"}\t[]\tf\t\n'
-                )
-            with raw.copy(f"COPY health_outcomeevent ({columns}) FROM STDIN") as copy:
-                copy.write(buffer.getvalue())
-    return count / (time.perf_counter() - started)
+    return copy_events(brand_id=brand_id, count=count, start=start, seconds=27 * 86400)
 
 
 def main() -> None:

@@ -108,13 +108,43 @@ def create_month(first: date) -> None:
 
 
 def drop_month(partition: Partition) -> None:
-    """Detach and drop one month: a catalog change, the same cost at 1k rows and at 100M."""
+    """Take one month out of the log, then delete it. Called outside a transaction, the log is locked only
+    for the detach, a catalog change that costs the same at 1k rows and at 100M; deleting the month's files
+    (seconds for 10M events: the file system frees the space as the transaction commits) comes after, in
+    a transaction of its own that locks nothing the API or the pages use."""
+    detach_month(partition)
+    drop_detached(partition.name)
+
+
+def detach_month(partition: Partition) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         # Check now any foreign key still deferred in this transaction (a table with pending checks cannot
         # be dropped); the task runs in a transaction of its own, where there are none.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(f"ALTER TABLE {PARENT} DETACH PARTITION {partition.name}")
-        cursor.execute(f"DROP TABLE {partition.name}")
+
+
+def drop_detached(name: str) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def detached_months() -> list[str]:
+    """Months detached from the log but not dropped (a prune stopped between the two): the next one drops them."""
+    if not partitioned():
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT relname FROM pg_class
+            WHERE relkind = 'r' AND relname ~ %s
+              AND NOT EXISTS (SELECT FROM pg_inherits WHERE pg_inherits.inhrelid = pg_class.oid)
+            ORDER BY relname
+            """,
+            [rf"^{PARENT}_p\d{{4}}_\d{{2}}$"],
+        )
+        return [name for (name,) in cursor.fetchall()]
 
 
 def estimated_rows(name: str) -> int:

@@ -4,8 +4,8 @@ Events are rolled up before anything is deleted, and only events at or below the
 are deleted, so every deleted event is already in the daily counts.
 
 On PostgreSQL, where the log is partitioned by month (health.log.partitions), a month goes whole once
-it lies entirely before the cutoff and the roll-up has counted all of it: detached and dropped, a catalog
-change that costs the same at 1k events and at 100M. Events are therefore kept from the cutoff back to
+it lies entirely before the cutoff and the roll-up has counted all of it: detached (the log is locked for
+a catalog change that costs the same at 1k events and at 100M), then dropped apart. Events are therefore kept from the cutoff back to
 the start of its month. The DEFAULT partition (events of months without a partition: old events replayed)
 is small; its old rows are deleted by one statement.
 
@@ -63,6 +63,9 @@ def prune(
 
 
 def _drop_months(before: datetime, watermark: int, result: PruneResult) -> None:
+    for name in partitions.detached_months():
+        partitions.drop_detached(name)
+        result.months_dropped.append(name)
     for month in partitions.monthly_partitions():
         if datetime.combine(month.ends, datetime.min.time(), UTC) > before:
             break  # oldest first: this month and the later ones are (partly) kept

@@ -10,10 +10,10 @@ from django.utils import timezone
 from django_q.models import Failure, Task
 
 from attribution.models import Click, DeadLetter, SpoolBacklog, SpoolReplay
-from tests import factories
 from health import tasks
 from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
 from health.pruning import prune_tables
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 

@@ -137,3 +137,18 @@ def test_old_events_in_the_default_partition_go_once_counted(brand, make_event, 
 
     assert result.deleted == 1
     assert list(OutcomeEvent.objects.values_list("order_id", flat=True)) == ["not-yet-counted"]
+
+
+def test_a_month_detached_but_not_dropped_is_dropped_by_the_next_prune(brand, make_event, now, old_month):
+    # The log is locked only while a month is detached; its files go in a transaction of their own, so a
+    # prune stopped in between leaves a detached month, which the next prune finds and drops.
+    partitions.detach_month(old_month)
+    assert partitions.detached_months() == [old_month.name]
+
+    result = prune(before=now - timedelta(days=400), now=now)
+
+    assert old_month.name in result.months_dropped
+    assert partitions.detached_months() == []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)", [old_month.name])
+        assert cursor.fetchone()[0] is None
