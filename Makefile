@@ -51,7 +51,7 @@ bench-cost: $(STAMP)
 	$(BIN)/python -m bench.cost
 
 bench-health: $(STAMP)
-	$(BIN)/python bench/health_pages.py
+	$(BIN)/python bench/health_pages.py $(if $(EVENTS),--events $(EVENTS))
 
 # EVENTS=10000000 by default: one month of events loaded with COPY, then dropped (bench/partitions.py).
 bench-partitions: $(STAMP)
