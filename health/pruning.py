@@ -6,7 +6,7 @@ time, safe to run twice at once.
 The outcome log, its hourly counts, the unknown-host counts and the throttle counters have their own
 prune (`prune_outcomes`: health.log.retention drops whole months). Orders, commissions, statements and
 their histories are the brands' billing records and are never pruned. A new growing table (webhook
-delivery ids, reconciliation rows) adds one `Prune` to PRUNES and a line to the operations table.
+delivery ids) adds one `Prune` to PRUNES and a line to the operations table.
 """
 
 from collections.abc import Callable
@@ -18,7 +18,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure
 
-from attribution.models import DeadLetter, SpoolBacklog, SpoolReplay
+from attribution.models import BookRow, DeadLetter, Reconciliation, SpoolBacklog, SpoolReplay
 from health.alerts.models import Incident, Notification
 
 
@@ -57,6 +57,21 @@ def _failed_tasks(cutoff: datetime) -> int:
     return Failure.objects.filter(stopped__lt=cutoff).delete()[0]
 
 
+def _reconciliations(cutoff: datetime) -> int:
+    # A run with its book rows: one DELETE per run (up to 200,000 rows, by book_row_line_unique), so none
+    # outlasts the statement timeout, then the runs by reconciliation_time_idx. The orders and commission
+    # changes an apply made stay: they are the brand's records, and their outcome rows name the run.
+    # A run still being applied is left to finish.
+    old = Reconciliation.objects.filter(created_at__lt=cutoff).exclude(
+        apply_started_at__isnull=False, applied_at__isnull=True
+    )
+    deleted = 0
+    for pk in old.values_list("pk", flat=True).iterator():
+        deleted += BookRow.objects.filter(reconciliation_id=pk).delete()[0]
+        deleted += Reconciliation.objects.filter(pk=pk).delete()[0]
+    return deleted
+
+
 def _expired_sessions(cutoff: datetime) -> int:
     return Session.objects.filter(expire_date__lt=cutoff).delete()[0]
 
@@ -72,6 +87,7 @@ PRUNES = [
     Prune("dead letters", "dead_letters", _dead_letters),
     Prune("failed background tasks", "failed_tasks", _failed_tasks),
     Prune("expired sign-in sessions", "expired_sessions", _expired_sessions),
+    Prune("reconciliations of order books with their book rows", "reconciliations", _reconciliations),
 ]
 
 

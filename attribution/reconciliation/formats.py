@@ -75,10 +75,11 @@ class Columns:
     click_id: int | None = None
     ordered_at: int | None = None
     test: int | None = None
-    # Shopify: the other order id column, the cancellation date and the note attributes.
+    # Shopify: the other order id column, the cancellation date, the note attributes and what was refunded.
     alt_order_id: int | None = None
     cancelled_at: int | None = None
     note_attributes: int | None = None
+    refunded: int | None = None
     group_by: int | None = None  # Shopify: Name, which every line-item row of an order repeats
     order_id_name: str = ""
     amount_name: str = ""
@@ -110,7 +111,7 @@ def detect(header: list[str], *, order_id_column: str = "", amount_column: str =
     if "name" in index and "financial status" in index:
         return Format.SHOPIFY, _shopify_columns(index, order_id_column, amount_column)
     if any(alias in index for alias in ("order id", "order number")) and "order_id" not in index:
-        return Format.WOOCOMMERCE, _woo_columns(index)
+        return Format.WOOCOMMERCE, _woo_columns(index, header)
     missing = [name for name in GENERIC_REQUIRED if name not in index]
     if missing:
         raise BookError(
@@ -153,13 +154,14 @@ def _shopify_columns(index: dict[str, int], order_id_column: str, amount_column:
         ordered_at=index.get("created at"),
         cancelled_at=index.get("cancelled at"),
         note_attributes=index.get("note attributes"),
+        refunded=index.get("refunded amount"),
         group_by=index["name"],
         order_id_name=first.title(),
         amount_name=amount_name.title(),
     )
 
 
-def _woo_columns(index: dict[str, int]) -> Columns:
+def _woo_columns(index: dict[str, int], header: list[str]) -> Columns:
     found = {
         name: next((index[alias] for alias in aliases if alias in index), None)
         for name, aliases in WOO_ALIASES.items()
@@ -167,7 +169,6 @@ def _woo_columns(index: dict[str, int]) -> Columns:
     for name, label in (("amount", "Order Total"), ("currency", "Order Currency")):
         if found[name] is None:
             raise BookError(f"The WooCommerce export has no {label} column.")
-    names = {i: n for n, i in index.items()}
     return Columns(
         order_id=found["order_id"],
         amount=found["amount"],
@@ -175,8 +176,8 @@ def _woo_columns(index: dict[str, int]) -> Columns:
         status=found["status"],
         code=found["code"],
         ordered_at=found["ordered_at"],
-        order_id_name=names[found["order_id"]],
-        amount_name=names[found["amount"]],
+        order_id_name=header[found["order_id"]].strip(),
+        amount_name=header[found["amount"]].strip(),
     )
 
 
@@ -186,7 +187,7 @@ _POINT_DECIMALS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?")
 _COMMA_DECIMALS = re.compile(r"\d{1,3}([. \u00a0]\d{3})+(,\d+)?|\d+(,\d+)?")
 
 
-def read_amount(text: str, *, decimal_mark: str) -> Decimal:
+def read_amount(text: str, *, decimal_mark: str, allow_zero: bool = False) -> Decimal:
     """An amount in the file's number format; FieldError with the reason otherwise."""
     value = text.strip()
     if not value:
@@ -201,7 +202,7 @@ def read_amount(text: str, *, decimal_mark: str) -> Decimal:
         plain = value.replace(",", "")
     else:
         plain = re.sub(r"[. \u00a0]", "", value).replace(",", ".")
-    return parse_amount(plain, allow_zero=False)
+    return parse_amount(plain, allow_zero=allow_zero)
 
 
 def read_time(text: str) -> datetime | None:
@@ -249,7 +250,12 @@ WOO_STATUSES = {
     "cancelled": True,
     "refunded": True,
     "failed": True,
-    "pending": True,  # never paid
+    # Never paid: such an order earns nothing (and may never have reached the thank-you page).
+    "pending": True,
+    "pending-payment": True,
+    "checkout-draft": True,
+    "draft": True,
+    "trash": True,
 }
 
 
@@ -321,14 +327,20 @@ class Book:
         order = BookOrder(line=line)
         if c.group_by is not None:
             order.group = _cell(row, c.group_by)
+        if any("\x00" in cell for cell in row):
+            order.problem = "A cell holds the character U+0000, which no database can store."
+            return order
+        first, alt = _cell(row, c.order_id), ""
+        if c.alt_order_id is not None:
+            alt = _cell(row, c.alt_order_id).strip()
+            if not first.strip():  # Shopify without a choice: an order without an Id goes by its Name
+                first, alt = alt, ""
+            order.alt_order_id = alt if 0 < len(alt) <= 255 else ""
         try:
-            order.order_id = parse_order_id(_cell(row, c.order_id))
+            order.order_id = parse_order_id(first)
         except FieldError as exc:
             order.problem = f"{c.order_id_name} {exc}"
             return order
-        if c.alt_order_id is not None:
-            alt = _cell(row, c.alt_order_id).strip()
-            order.alt_order_id = alt if 0 < len(alt) <= 255 else ""
         problems = []
         try:
             order.amount = read_amount(_cell(row, c.amount), decimal_mark=self.decimal_mark)
@@ -364,8 +376,25 @@ class Book:
                 order.is_test = value
             else:
                 setattr(order, name, value)
+        if c.refunded is not None and order.amount is not None and not order.cancelled:
+            self._net_of_refunds(order, _cell(row, c.refunded), problems)
         order.problem = "; ".join(problems)
         return order
+
+    def _net_of_refunds(self, order: BookOrder, text: str, problems: list[str]) -> None:
+        """Shopify: a partly refunded order earns on what was kept, its amount less the Refunded Amount
+        (docs/decisions.md, "Reconciliation: what a Shopify refund leaves"); refunded whole, it is cancelled."""
+        if not text.strip():
+            return
+        try:
+            refunded = read_amount(text, decimal_mark=self.decimal_mark, allow_zero=True)
+        except FieldError as exc:
+            problems.append(f"Refunded Amount {exc}")
+            return
+        if refunded >= order.amount:
+            order.cancelled = True
+        elif refunded:
+            order.amount -= refunded
 
     def _read_status(self, text: str) -> bool:
         statuses = {Format.GENERIC: GENERIC_STATUSES, Format.SHOPIFY: SHOPIFY_STATUSES}.get(

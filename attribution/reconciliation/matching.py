@@ -10,22 +10,23 @@ cannot be read stores nothing: the whole run is one transaction.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC
 from decimal import Decimal
 from itertools import islice
 
 from django.db import transaction
-from django.db.models import Count, F, Max, Min, Q, Sum
-from django.db.models.functions import Lower, TruncDate
+from django.db.models import CharField, Count, F, Max, Min, OuterRef, Q, Subquery, Sum, TextField, Value
+from django.db.models.functions import Cast, Concat, Lower, TruncDate
 from django.utils import timezone
 
 from attribution import orders
 from attribution.models import BookRow, Click, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
+from attribution.outcomes import Outcome
 from brands.models import Brand, DiscountCode
 from health.log.models import Endpoint, OutcomeEvent
 
-from .formats import Book, BookOrder, open_book
+from .formats import Book, BookError, BookOrder, open_book
 
 Status = BookRow.Status
 BATCH = 1000
@@ -36,13 +37,16 @@ class BookLookups(orders.Lookups):
     """The decision's reads for a batch of book orders, made once for the batch. A book names no shopper."""
 
     def __init__(self, brand_id: int, book_orders: list):
+        self.brand_id = brand_id
         click_ids = {o.click_id for o in book_orders if o.click_id}
         codes = {o.code.lower() for o in book_orders if o.code}
         self.clicks = (
             {
                 click.click_id: click
                 for click in Click.objects.filter(click_id__in=click_ids).annotate(
-                    creator_is_active=F("creator__is_active"), creator_name=F("creator__name")
+                    creator_is_active=F("creator__is_active"),
+                    creator_name=F("creator__name"),
+                    property_host=F("property__host"),
                 )
             }
             if click_ids
@@ -70,10 +74,19 @@ class BookLookups(orders.Lookups):
     def shopper(self, brand_id, email_hash):
         return None
 
+    def host_for(self, row, primary: str) -> str:
+        """The host a book order is judged on: its click's property when the click is the brand's (a book
+        does not say which storefront took the order; the click's is where the shopper went), else the
+        brand's primary property."""
+        click = self.clicks.get(row.click_id) if row.click_id else None
+        if click is not None and click.brand_id == self.brand_id and click.property_host:
+            return click.property_host
+        return primary
+
 
 def order_payload(row, *, host: str) -> dict:
     """A book order as the order confirmation it stands for: what the decision judges (`row` is a
-    BookOrder or a stored BookRow)."""
+    BookOrder or a stored BookRow; `host` from BookLookups.host_for)."""
     return {
         "orderId": row.order_id,
         "orderAmount": str(row.amount),
@@ -90,6 +103,16 @@ class Options:
     order_id_column: str = ""  # Shopify: "id" or "name"; empty: whichever this brand's orders match
     amount_column: str = ""  # Shopify: "subtotal" (default) or "total"
 
+    ORDER_ID_COLUMNS = ("", "id", "name")
+    AMOUNT_COLUMNS = ("", "subtotal", "total")
+
+    def check(self) -> None:
+        """BookError for a choice no format knows, whatever the file (a typo must not pass unnoticed)."""
+        if self.order_id_column.lower() not in self.ORDER_ID_COLUMNS:
+            raise BookError("order_id_column must be id or name (Shopify exports), or left out.")
+        if self.amount_column.lower() not in self.AMOUNT_COLUMNS:
+            raise BookError("amount_column must be subtotal or total (Shopify exports), or left out.")
+
 
 def reconcile(
     *, brand: Brand, file, filename: str = "", key_prefix: str = "", user=None, options: Options | None = None
@@ -97,6 +120,7 @@ def reconcile(
     """Read the book in `file` (binary) and store the run with its rows; formats.BookError when the file
     cannot be read, and then nothing is stored."""
     options = options or Options()
+    options.check()
     book = open_book(file, order_id_column=options.order_id_column, amount_column=options.amount_column)
     host = _host_of(brand)
     with transaction.atomic():
@@ -114,7 +138,6 @@ def reconcile(
             judge.choose_order_id(book, batch)
             BookRow.objects.bulk_create(judge.rows(batch), batch_size=BATCH)
         run.row_count = book.rows
-        run.order_id_column = judge.order_id_column or run.order_id_column
         _mark_repeats(run)
         _summarize(run)
         run.save()
@@ -240,14 +263,26 @@ class _Judge:
                 f"An order confirmation arrived on {at.astimezone(UTC):%Y-%m-%d %H:%M} UTC and was refused: "
                 f"{outcome}. Its event page says what to fix."
             )
-        at = row.ordered_at or self.now
-        estimate = (
-            orders.would_earn(order_payload(row, host=self.host), at=at, lookups=lookups)
-            if self.host
-            else None
-        )
-        if estimate is None:
+        if not self.host:
             row.detail = f"{said} No estimate: the brand has no registered property to judge it on."
+            return
+        if self.brand.storefront_handles_orders:
+            row.detail = (
+                f"{said} Your storefront platform's integration records your orders: applying leaves it to "
+                "that integration."
+            )
+            return
+        at = row.ordered_at or self.now
+        payload = order_payload(row, host=lookups.host_for(row, self.host))
+        estimate = orders.would_earn(payload, at=at, lookups=lookups)
+        if estimate is None:
+            row.detail = f"{said} No estimate: the brand's property no longer resolves to it."
+        elif estimate.outcome == Outcome.CLICK_NOT_FOUND:
+            row.detail = (
+                f"{said} Its click id matches no click here, so applying would refuse it as an order "
+                "confirmation is refused (click_not_found). Fix: correct the click id in the book, or leave "
+                "it empty, and upload again."
+            )
         elif estimate.commission is not None:
             row.commission = estimate.commission
             row.detail = f"{said} It would earn a commission of {money(estimate.commission, row.currency)} {row.currency}."
@@ -295,23 +330,26 @@ class _Judge:
 
 
 def _mark_repeats(run: Reconciliation) -> None:
-    """A book order id (in one namespace) counts once: its later rows are invalid, naming the first."""
-    repeated = (
-        BookRow.objects.filter(reconciliation=run)
-        .exclude(status=Status.INVALID)
-        .values("order_id", "is_test")
-        .annotate(rows=Count("id"), first=Min("line"))
-        .filter(rows__gt=1)
+    """A book order id (in one namespace) counts once: its later rows are invalid, naming the first. One
+    UPDATE, whatever the number of repeats (book_row_order_idx finds each row's first line)."""
+    rows = BookRow.objects.filter(reconciliation=run).exclude(status=Status.INVALID)
+    first = (
+        rows.filter(order_id=OuterRef("order_id"), is_test=OuterRef("is_test"))
+        .order_by("line")
+        .values("line")[:1]
     )
-    for group in repeated.iterator():
-        BookRow.objects.filter(
-            reconciliation=run, order_id=group["order_id"], is_test=group["is_test"], line__gt=group["first"]
-        ).update(
-            status=Status.INVALID,
-            received=False,
-            commission=None,
-            detail=f"The order id repeats line {group['first']}; only that row counts.",
-        )
+    repeated = rows.alias(first_line=Subquery(first)).filter(line__gt=F("first_line"))
+    repeated.update(
+        status=Status.INVALID,
+        received=False,
+        commission=None,
+        detail=Concat(
+            Value("The order id repeats line "),
+            Cast(Subquery(first), output_field=CharField()),
+            Value("; only that row counts."),
+            output_field=TextField(),
+        ),
+    )
 
 
 def _summarize(run: Reconciliation) -> None:
@@ -320,17 +358,16 @@ def _summarize(run: Reconciliation) -> None:
     for status in Status.values:
         setattr(run, status, counts.get(status, 0))
     valid = rows.exclude(status=Status.INVALID)
-    figures = valid.aggregate(
-        book=Count("id"),
-        received=Count("id", filter=Q(received=True)),
-        first=Min("ordered_at"),
-        last=Max("ordered_at"),
-    )
-    run.book_orders, run.received = figures["book"], figures["received"]
+    figures = valid.aggregate(first=Min("ordered_at"), last=Max("ordered_at"))
     run.period_start, run.period_end = figures["first"], figures["last"]
+    # The capture rate counts the orders the book completed (docs/decisions.md, "Reconciliation: the
+    # capture rate"): a cancelled one may never have reached the thank-you page (a failed payment).
+    completed = valid.filter(cancelled=False)
+    captured = completed.aggregate(book=Count("id"), received=Count("id", filter=Q(received=True)))
+    run.book_orders, run.received = captured["book"], captured["received"]
     run.daily_capture = {
         day.isoformat(): [book, received]
-        for day, book, received in valid.filter(ordered_at__isnull=False)
+        for day, book, received in completed.filter(ordered_at__isnull=False)
         .annotate(day=TruncDate("ordered_at", tzinfo=UTC))
         .values("day")
         .annotate(book=Count("id"), received=Count("id", filter=Q(received=True)))
@@ -355,15 +392,19 @@ def _per_currency(rows) -> list[dict]:
 
 
 def _not_in_book(run: Reconciliation) -> int:
-    """Live orders received in the book's period (its first to its last day, UTC) that the book lacks."""
+    """Live orders received from the book's first ordered_at to its last that the book lacks. An export
+    ends when it was made: an order received after its last order is newer than the book, not missing from it."""
     if run.period_start is None:
         return 0
-    start = datetime.combine(run.period_start.astimezone(UTC).date(), time.min, tzinfo=UTC)
-    end = datetime.combine(run.period_end.astimezone(UTC).date(), time.min, tzinfo=UTC) + timedelta(days=1)
     in_book = BookRow.objects.filter(reconciliation=run, is_test=False).values("order_id")
+    # order_brand_time_idx (brand, -received_at): the period's orders, then the book's ids by
+    # book_row_order_idx.
     return (
         Order.objects.filter(
-            brand_id=run.brand_id, is_test=False, received_at__gte=start, received_at__lt=end
+            brand_id=run.brand_id,
+            is_test=False,
+            received_at__gte=run.period_start,
+            received_at__lte=run.period_end,
         )
         .exclude(order_id__in=in_book)
         .count()

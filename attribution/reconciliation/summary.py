@@ -5,6 +5,7 @@ from django.db.models import QuerySet
 from attribution.models import BookRow, Reconciliation
 
 ROWS_PER_PAGE = 1000
+NO_CHANGES = {"created": 0, "updated": 0, "cancelled": 0, "kept": 0}
 COUNTS = ("matched", "amount_mismatch", "cancelled_at_brand", "missing", "invalid", "not_in_book")
 
 
@@ -30,8 +31,10 @@ def summary(run: Reconciliation) -> dict:
         "commission_at_risk": run.commission_at_risk,
         "commission_difference": run.commission_difference,
         "applied": run.applied_at is not None,
+        # Started and not finished: the task runner carries on (attribution.reconciliation.applying).
+        "applying": run.apply_started_at is not None and run.applied_at is None,
         "applied_at": _when(run.applied_at),
-        "changes": run.changes or {"created": 0, "updated": 0, "cancelled": 0},
+        "changes": {**NO_CHANGES, **(run.changes or {})},
     }
 
 
