@@ -62,3 +62,19 @@ def page_of_rows(run: Reconciliation, page: int, *, status: str = "") -> list[di
         rows = rows.filter(status=status)
     start = (page - 1) * ROWS_PER_PAGE
     return [row(r) for r in rows.order_by("line")[start : start + ROWS_PER_PAGE]]
+
+
+def applied_message(run: Reconciliation, *, changes: dict, already: bool) -> str:
+    """What an apply says, on the API and the page alike: what this call changed, or that it changed nothing."""
+    if already:
+        return f"Reconciliation {run.pk} was already applied on {run.applied_at:%Y-%m-%d %H:%M} UTC; nothing changed."
+    said = (
+        f"{changes['created']} order(s) created, {changes['updated']} amount(s) updated, {changes['cancelled']} "
+        f"commission(s) cancelled, {changes['kept']} row(s) left as they were (each row says why)"
+    )
+    if run.applied_at is not None:
+        return f"Reconciliation {run.pk} applied: {said}."
+    return (
+        f"Reconciliation {run.pk} is being applied: so far {said}. The rest is applied in the background "
+        "within minutes; read the reconciliation to follow it."
+    )

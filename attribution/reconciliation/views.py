@@ -95,30 +95,13 @@ def applied_answer(applied: applying.Applied) -> tuple[dict, int]:
     return (
         {
             "success": True,
-            "message": applied_message(applied),
+            "message": summary.applied_message(applied.run, changes=applied.changes, already=applied.already),
             "applied": applied.finished,
             # What this call changed: nothing when the run had been applied before.
             "changes": applied.changes,
             "reconciliation": summary.summary(applied.run),
         },
         200 if applied.finished else 202,
-    )
-
-
-def applied_message(applied: applying.Applied) -> str:
-    run = applied.run
-    if applied.already:
-        return f"Reconciliation {run.pk} was already applied on {run.applied_at:%Y-%m-%d %H:%M} UTC; nothing changed."
-    c = applied.changes
-    said = (
-        f"{c['created']} order(s) created, {c['updated']} amount(s) updated, {c['cancelled']} commission(s) "
-        f"cancelled, {c['kept']} row(s) left as they were (each row says why)"
-    )
-    if applied.finished:
-        return f"Reconciliation {run.pk} applied: {said}."
-    return (
-        f"Reconciliation {run.pk} is being applied: so far {said}. The rest is applied in the background "
-        "within minutes; read the reconciliation to follow it."
     )
 
 
