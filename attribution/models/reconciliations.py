@@ -148,10 +148,11 @@ class BookRow(models.Model):
             ),
         ]
         indexes = [
-            # A run's rows by category (the differences), and the book's order ids (not_in_book, repeats).
+            # A run's rows by category (the page, the differences, the apply); also the whole run's rows for
+            # the aggregates that find repeated ids and what the book lacks (no index per order id: each costs
+            # every upload's 100,000 rows a write, bench/README.md).
             models.Index(fields=["reconciliation", "status", "line"], name="book_row_status_idx"),
-            models.Index(fields=["reconciliation", "order_id"], name="book_row_order_idx"),
-            # The order page: the runs that named an order.
+            # The order page: the runs that named an order; a run's repeated ids as they are marked.
             models.Index(fields=["brand", "order_id"], name="book_row_brand_order_idx"),
         ]
 

@@ -183,6 +183,7 @@ def _woo_columns(index: dict[str, int], header: list[str]) -> Columns:
 
 # --- the cells -------------------------------------------------------------------------------------
 
+_PLAIN_DIGITS = re.compile(r"\d+(\.\d+)?")
 _POINT_DECIMALS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?")
 _COMMA_DECIMALS = re.compile(r"\d{1,3}([. \u00a0]\d{3})+(,\d+)?|\d+(,\d+)?")
 
@@ -192,6 +193,9 @@ def read_amount(text: str, *, decimal_mark: str, allow_zero: bool = False) -> De
     value = text.strip()
     if not value:
         raise FieldError("is empty")
+    if _PLAIN_DIGITS.fullmatch(value):  # most cells: 59.90 reads the same in either format, so no grouping
+        if decimal_mark == "." or "." not in value:
+            return parse_amount(value, allow_zero=allow_zero)
     pattern = _POINT_DECIMALS if decimal_mark == "." else _COMMA_DECIMALS
     if not pattern.fullmatch(value):
         example = "1,234.50" if decimal_mark == "." else "1.234,50"
@@ -205,12 +209,16 @@ def read_amount(text: str, *, decimal_mark: str, allow_zero: bool = False) -> De
     return parse_amount(plain, allow_zero=allow_zero)
 
 
+_SPACED_OFFSET = re.compile(r" ([+-]\d{2}:?\d{2})$")
+
+
 def read_time(text: str) -> datetime | None:
     """ISO 8601, a date, or Shopify's `2026-11-24 10:15:00 -0500`; UTC when no offset is written."""
     value = text.strip()
     if not value:
         return None
-    value = re.sub(r" ([+-]\d{2}:?\d{2})$", r"\1", value).replace("Z", "+00:00")
+    if " " in value and (value[-5:-4] in ("+", "-") or value[-6:-5] in ("+", "-")):
+        value = _SPACED_OFFSET.sub(r"\1", value)  # Shopify's "2026-11-24 10:15:00 -0500"
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -294,6 +302,32 @@ class Book:
     reader: Iterator[list[str]]
     _csv: object = field(repr=False, default=None)
     rows: int = 0  # data rows read so far
+    _readers: list = field(repr=False, default_factory=list)
+    _currencies: dict = field(repr=False, default_factory=dict)
+
+    def __post_init__(self):
+        # The optional fields this file has, each with its reader, worked out once for all its rows.
+        readers = {
+            "status": self._read_status,
+            "code": _first_code,
+            "ordered_at": read_time,
+            "test": read_flag,
+            "click_id": lambda text: parse_click_id(text) or "",
+            "note_attributes": lambda text: parse_click_id(_click_of_notes(text)) or "",
+            "cancelled_at": lambda text: bool(text.strip()),
+        }
+        self._readers = [
+            (name, getattr(self.columns, name), read)
+            for name, read in readers.items()
+            if getattr(self.columns, name) is not None
+        ]
+
+    def _currency(self, text: str) -> str:
+        """parse_currency, once per distinct cell (a book holds a handful of currencies)."""
+        known = self._currencies.get(text)
+        if known is None:
+            known = self._currencies[text] = parse_currency(text)
+        return known
 
     def orders(self) -> Iterator[BookOrder]:
         """The book's orders in file order; BookError past MAX_ROWS, or at a line that is not UTF-8."""
@@ -347,24 +381,12 @@ class Book:
         except FieldError as exc:
             problems.append(f"{c.amount_name} {exc}")
         try:
-            order.currency = parse_currency(_cell(row, c.currency))
+            order.currency = self._currency(_cell(row, c.currency))
         except FieldError as exc:
             problems.append(f"currency {exc}")
-        readers = {
-            "status": self._read_status,
-            "code": _first_code,
-            "ordered_at": read_time,
-            "test": read_flag,
-            "click_id": lambda text: parse_click_id(text) or "",
-            "note_attributes": lambda text: parse_click_id(_click_of_notes(text)) or "",
-            "cancelled_at": lambda text: bool(text.strip()),
-        }
-        for name, read in readers.items():
-            index = getattr(c, name)
-            if index is None:
-                continue
+        for name, index, read in self._readers:
             try:
-                value = read(_cell(row, index))
+                value = read(row[index] if index < len(row) else "")
             except FieldError as exc:
                 problems.append(f"{name} {exc}")
                 continue

@@ -10,7 +10,7 @@ cannot be read stores nothing: the whole run is one transaction.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import islice
 
@@ -24,6 +24,7 @@ from attribution.models import BookRow, Click, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
 from attribution.outcomes import Outcome
 from brands.models import Brand, DiscountCode
+from config.lib.statements import BulkInsert
 from health.log.models import Endpoint, OutcomeEvent
 
 from .formats import Book, BookError, BookOrder, open_book
@@ -136,7 +137,7 @@ def reconcile(
         judge = _Judge(brand=brand, run=run, host=host)
         for batch in _batches(book.orders(), BATCH):
             judge.choose_order_id(book, batch)
-            BookRow.objects.bulk_create(judge.rows(batch), batch_size=BATCH)
+            write_rows([row.values(brand.pk, run.pk) for row in judge.rows(batch)])
         run.row_count = book.rows
         _mark_repeats(run)
         _summarize(run)
@@ -153,6 +154,72 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
     iterator = iter(items)
     while batch := list(islice(iterator, size)):
         yield batch
+
+
+@dataclass(slots=True)
+class _Row:
+    """A book row as it is judged, written by write_rows (a model instance per row would cost more than the
+    judging: bench/README.md)."""
+
+    line: int
+    order_id: str
+    is_test: bool
+    amount: Decimal | None
+    currency: str
+    cancelled: bool
+    code: str
+    click_id: str
+    ordered_at: datetime | None
+    status: str = ""
+    detail: str = ""
+    received: bool = False
+    commission: Decimal | None = None
+
+    def values(self, brand_id: int, run_id: int) -> tuple:
+        return (
+            brand_id,
+            run_id,
+            self.line,
+            self.order_id,
+            self.is_test,
+            str(self.status),
+            self.detail,
+            self.amount,
+            self.currency,
+            self.cancelled,
+            self.received,
+            self.code,
+            self.click_id,
+            self.ordered_at,
+            self.commission,
+            "",  # change: none until an apply
+            "",
+        )
+
+
+# A batch of book rows in one COPY on PostgreSQL (config.lib.statements.BulkInsert).
+write_rows = BulkInsert(
+    BookRow,
+    [
+        "brand_id",
+        "reconciliation_id",
+        "line",
+        "order_id",
+        "is_test",
+        "status",
+        "detail",
+        "amount",
+        "currency",
+        "cancelled",
+        "received",
+        "code",
+        "click_id",
+        "ordered_at",
+        "commission",
+        "change",
+        "change_detail",
+    ],
+)
 
 
 class _Judge:
@@ -182,7 +249,7 @@ class _Judge:
         else:
             self.order_id_column = "first"
 
-    def rows(self, batch: list[BookOrder]) -> list[BookRow]:
+    def rows(self, batch: list[BookOrder]) -> list["_Row"]:
         valid = [o for o in batch if not o.problem]
         received = self._received(valid)
         missing = [o for o in valid if (o.order_id, o.is_test) not in received and not o.cancelled]
@@ -190,18 +257,16 @@ class _Judge:
         lookups = BookLookups(self.brand.pk, missing)
         rows = []
         for order in batch:
-            row = BookRow(
-                brand_id=self.brand.pk,
-                reconciliation=self.run,
-                line=order.line,
-                order_id=order.order_id,
-                is_test=order.is_test,
-                amount=order.amount,
-                currency=order.currency,
-                cancelled=order.cancelled,
-                code=order.code[:255],
-                click_id=order.click_id[:255],
-                ordered_at=order.ordered_at,
+            row = _Row(
+                order.line,
+                order.order_id,
+                order.is_test,
+                order.amount,
+                order.currency,
+                order.cancelled,
+                order.code[:255],
+                order.click_id[:255],
+                order.ordered_at,
             )
             if order.problem:
                 row.status, row.detail = Status.INVALID, order.problem
@@ -216,21 +281,31 @@ class _Judge:
         return rows
 
     def _received(self, batch: list[BookOrder]) -> dict:
+        """The batch's orders received here, with their commission (order_unique_per_brand_namespace)."""
         ids = {o.order_id for o in batch}
         if not ids:
             return {}
-        found = Order.objects.filter(brand_id=self.brand.pk, order_id__in=ids).values(
+        found = Order.objects.filter(brand_id=self.brand.pk, order_id__in=ids).values_list(
             "order_id",
             "is_test",
             "amount",
             "currency",
-            "outcome",
-            state=F("commission__state"),
-            commission_order_amount=F("commission__order_amount"),
-            commission_amount=F("commission__amount"),
-            rate=F("commission__rate_percent"),
+            "commission__state",
+            "commission__order_amount",
+            "commission__amount",
+            "commission__rate_percent",
         )
-        return {(o["order_id"], o["is_test"]): o for o in found}
+        return {
+            (order_id, is_test): {
+                "amount": amount,
+                "currency": currency,
+                "state": state,
+                "commission_order_amount": order_amount,
+                "commission_amount": commission,
+                "rate": rate,
+            }
+            for order_id, is_test, amount, currency, state, order_amount, commission, rate in found
+        }
 
     def _last_words(self, missing: list[BookOrder]) -> dict:
         """What the outcome log last said about each order id never stored: its order confirmations refused."""
@@ -249,7 +324,7 @@ class _Judge:
             words[order_id] = (outcome, received_at)
         return words
 
-    def _not_received(self, row: BookRow, last_word, lookups: BookLookups) -> None:
+    def _not_received(self, row: _Row, last_word, lookups: BookLookups) -> None:
         if row.cancelled:
             row.status = Status.MATCHED
             row.detail = "Cancelled in the book and never received here: nothing to recover."
@@ -289,7 +364,7 @@ class _Judge:
         else:
             row.detail = f"{said} It would be recorded as {estimate.outcome}, without a commission."
 
-    def _received_row(self, row: BookRow, found: dict) -> None:
+    def _received_row(self, row: _Row, found: dict) -> None:
         state = found["state"]
         if row.cancelled:
             if state in LIVE:
@@ -331,25 +406,36 @@ class _Judge:
 
 def _mark_repeats(run: Reconciliation) -> None:
     """A book order id (in one namespace) counts once: its later rows are invalid, naming the first. One
-    UPDATE, whatever the number of repeats (book_row_order_idx finds each row's first line)."""
+    aggregate over the run's rows finds the repeated ids; they are marked a thousand ids per UPDATE, so a
+    book of repeats costs a statement per thousand of them, never one per row."""
     rows = BookRow.objects.filter(reconciliation=run).exclude(status=Status.INVALID)
+    repeated = (
+        rows.values("order_id", "is_test")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .values_list("order_id", flat=True)
+        .order_by()
+    )
     first = (
         rows.filter(order_id=OuterRef("order_id"), is_test=OuterRef("is_test"))
         .order_by("line")
         .values("line")[:1]
     )
-    repeated = rows.alias(first_line=Subquery(first)).filter(line__gt=F("first_line"))
-    repeated.update(
-        status=Status.INVALID,
-        received=False,
-        commission=None,
-        detail=Concat(
-            Value("The order id repeats line "),
-            Cast(Subquery(first), output_field=CharField()),
-            Value("; only that row counts."),
-            output_field=TextField(),
-        ),
-    )
+    for chunk in _batches(repeated.iterator(), BATCH):
+        # A row is a repeat when its namespace holds an earlier one: the subquery keeps them apart.
+        rows.filter(order_id__in=chunk).alias(first_line=Subquery(first)).filter(
+            line__gt=F("first_line")
+        ).update(
+            status=Status.INVALID,
+            received=False,
+            commission=None,
+            detail=Concat(
+                Value("The order id repeats line "),
+                Cast(Subquery(first), output_field=CharField()),
+                Value("; only that row counts."),
+                output_field=TextField(),
+            ),
+        )
 
 
 def _summarize(run: Reconciliation) -> None:
@@ -397,8 +483,8 @@ def _not_in_book(run: Reconciliation) -> int:
     if run.period_start is None:
         return 0
     in_book = BookRow.objects.filter(reconciliation=run, is_test=False).values("order_id")
-    # order_brand_time_idx (brand, -received_at): the period's orders, then the book's ids by
-    # book_row_order_idx.
+    # order_brand_time_idx (brand, -received_at): the period's orders, against the run's ids read by
+    # book_row_status_idx and hashed once.
     return (
         Order.objects.filter(
             brand_id=run.brand_id,
