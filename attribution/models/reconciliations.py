@@ -42,7 +42,7 @@ class Reconciliation(models.Model):
     invalid = models.PositiveIntegerField(default=0)
     not_in_book = models.PositiveIntegerField(default=0)
     # The book's completed orders (valid rows the book did not cancel) and those of them the service had
-    # received: the capture rate (docs/decisions.md, "Reconciliation: the capture rate").
+    # received: the capture rate (docs/decisions.md, "Reconciliation: the capture rate and its normal").
     book_orders = models.PositiveIntegerField(default=0)
     received = models.PositiveIntegerField(default=0)
     # Per day of ordered_at (UTC), the book's completed orders and those received: {"2026-11-20": [4, 3], ...}.

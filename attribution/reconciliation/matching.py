@@ -447,7 +447,7 @@ def _summarize(run: Reconciliation) -> None:
     figures = valid.aggregate(first=Min("ordered_at"), last=Max("ordered_at"))
     run.period_start, run.period_end = figures["first"], figures["last"]
     # The capture rate counts the orders the book completed (docs/decisions.md, "Reconciliation: the
-    # capture rate"): a cancelled one may never have reached the thank-you page (a failed payment).
+    # capture rate and its normal"): a cancelled one may never have reached the thank-you page.
     completed = valid.filter(cancelled=False)
     captured = completed.aggregate(book=Count("id"), received=Count("id", filter=Q(received=True)))
     run.book_orders, run.received = captured["book"], captured["received"]
