@@ -108,6 +108,18 @@ def what_if(order: Order, *, now: datetime) -> WhatIf:
         .first()
     )
     if body is None:
+        if OutcomeEvent.objects.filter(
+            brand_id=order.brand_id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            endpoint=Endpoint.RECONCILIATION,
+            outcome=order.outcome,
+        ).exists():
+            return WhatIf(
+                None,
+                reason="A reconciliation recorded this order from the brand's order book; what-if judges "
+                "order confirmations only (the reconciliation's page shows what the book said).",
+            )
         return WhatIf(
             None, reason="The order confirmation that created this order is no longer in the kept log."
         )

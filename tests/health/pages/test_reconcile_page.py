@@ -365,3 +365,14 @@ def test_the_nav_links_the_page(alice_client, acme):
     html = alice_client.get("/health/").content.decode()
 
     assert '<a href="/health/reconcile/"' in html and ">Reconcile</a>" in html
+
+
+def test_what_if_says_an_order_from_the_book_was_not_an_order_confirmation(
+    client, staff, alice_client, uploaded
+):
+    alice_client.post(f"{run_page(uploaded)}apply/")
+    client.force_login(staff)
+
+    page = text_of(client.get("/health/orders/A-4", {"brand": uploaded.brand_id}))
+
+    assert "A reconciliation recorded this order from the brand's order book" in page
