@@ -8,7 +8,7 @@ PORT ?= 8000
 # `make run RESET=1`: new demo developer keys (by default the keys in demo-world.json keep working).
 RESET ?=
 
-.PHONY: install run test bench bench-cost bench-health bench-partitions clean
+.PHONY: install run test bench bench-cost bench-health bench-partitions bench-reconcile clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench-health: $(STAMP)
 # EVENTS=10000000 by default: one month of events loaded with COPY, then dropped (bench/partitions.py).
 bench-partitions: $(STAMP)
 	$(BIN)/python bench/partitions.py $(if $(EVENTS),--events $(EVENTS))
+
+# Reconciling 100,000 rows, applying 10,000 missing orders, memory from 10,000 to 200,000 rows (bench/reconcile.py).
+bench-reconcile: $(STAMP)
+	$(BIN)/python bench/reconcile.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 demo-world.json staticfiles

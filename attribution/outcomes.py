@@ -161,7 +161,18 @@ BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
     (Outcome.ALREADY_CANCELLED, "update"): {
         "label": "Commission is cancelled; the new total was not applied"
     },
-    (Outcome.TRACKED, "reconciliation"): {"label": "Reconciled: put right from your order book"},
+    # An apply of a reconciliation (attribution.reconciliation.applying): the orders it recorded from the
+    # book, judged as order confirmations, and the commissions it updated or cancelled.
+    (Outcome.TRACKED, "reconciliation"): {
+        "label": "Put right from your order book: order recorded with its commission, or commission updated or cancelled"
+    },
+    (Outcome.NO_ATTRIBUTION, "reconciliation"): {
+        "label": "Recorded from your order book; nothing to attribute"
+    },
+    (Outcome.DUPLICATE_ORDER, "reconciliation"): {
+        "label": "Received since the book was uploaded; the book's order was not recorded again",
+        "fix": "",
+    },
     (Outcome.INVALID_ORDER_AMOUNT, "update"): {
         "label": "New order amount missing or not a usable number",
         "fix": "Send new_order_amount as a plain number of 0 or more without symbols or markup, such as 49.90.",

@@ -204,6 +204,11 @@ API_BODY_MAX_BYTES = 64 * 1024
 # 413 reaches the client (config/wsgi.py); beyond, the connection is closed unread.
 API_BODY_DRAIN_MAX_BYTES = env.int("API_BODY_DRAIN_MAX_BYTES", default=16 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (attribution/reconciliation/formats.py;
+# config/nginx.conf lets that much through on its two upload paths only). An apply works a batch at a time
+# for this many seconds within its request, well inside gunicorn's 30 s timeout; the task runner applies
+# the rest.
+RECONCILIATION_APPLY_SECONDS = env.float("RECONCILIATION_APPLY_SECONDS", default=15.0)
 
 # Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
 # X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
@@ -314,6 +319,7 @@ RETENTION_DAYS = {
         "expired_sessions": 0,
         "sign_in_records": 90,
         "unused_clicks": 180,  # days after the click's attribution window closed
+        "reconciliations": 90,
     }.items()
 }
 

@@ -20,7 +20,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure
 
-from attribution.models import Click, DeadLetter, SpoolBacklog, SpoolReplay
+from attribution.models import BookRow, Click, DeadLetter, Reconciliation, SpoolBacklog, SpoolReplay
 from brands.models import Brand
 from health.alerts.models import Incident, Notification
 
@@ -60,6 +60,21 @@ def _dead_letters(cutoff: datetime) -> int:
 def _failed_tasks(cutoff: datetime) -> int:
     # django-q keeps at most Q_CLUSTER["save_limit"] successful tasks itself, but every failure.
     return Failure.objects.filter(stopped__lt=cutoff).delete()[0]
+
+
+def _reconciliations(cutoff: datetime) -> int:
+    # A run with its book rows: one DELETE per run (up to 200,000 rows, by book_row_line_unique), so none
+    # outlasts the statement timeout, then the runs by reconciliation_time_idx. The orders and commission
+    # changes an apply made stay: they are the brand's records, and their outcome rows name the run.
+    # A run still being applied is left to finish.
+    old = Reconciliation.objects.filter(created_at__lt=cutoff).exclude(
+        apply_started_at__isnull=False, applied_at__isnull=True
+    )
+    deleted = 0
+    for pk in old.values_list("pk", flat=True).iterator():
+        deleted += BookRow.objects.filter(reconciliation_id=pk).delete()[0]
+        deleted += Reconciliation.objects.filter(pk=pk).delete()[0]
+    return deleted
 
 
 def _expired_sessions(cutoff: datetime) -> int:
@@ -104,6 +119,7 @@ PRUNES = [
     Prune("expired sign-in sessions", "expired_sessions", _expired_sessions),
     Prune("sign-in and lockout records", "sign_in_records", _sign_in_records),
     Prune("clicks past their brand's window that attributed no order", "unused_clicks", _unused_clicks),
+    Prune("reconciliations of order books with their book rows", "reconciliations", _reconciliations),
 ]
 
 

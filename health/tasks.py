@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
 from attribution.billing import lock_due_commissions
+from attribution.models import Reconciliation
+from attribution.reconciliation import applying
 from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
 from health.alerts import notifications
@@ -24,6 +26,7 @@ from health.log.rollup import roll_up
 from health.pruning import prune_tables
 
 RETENTION = timedelta(days=400)  # longer than the longest period the overview offers (366 days)
+RECONCILIATION_TASK_SECONDS = 120  # within the runner's 240 s task timeout (settings.Q_CLUSTER)
 
 
 def evaluate_alerts() -> str:
@@ -75,6 +78,21 @@ def prune_growing_tables() -> str:
     return "Pruned " + "; ".join(f"{n} {name}" for name, n in deleted.items()) + "."
 
 
+def continue_reconciliations() -> str:
+    """Carry on the applies a request started and left for the runner (attribution.reconciliation.applying),
+    each for a few of the task's minutes; what is left waits for the next run."""
+    runs = applying.unfinished()
+    created = changed = 0
+    for pk in runs:
+        run = Reconciliation.objects.filter(pk=pk).first()
+        if run is None:
+            continue
+        done = applying.apply(run, seconds=RECONCILIATION_TASK_SECONDS)
+        created += done.changes["created"]
+        changed += done.changes["updated"] + done.changes["cancelled"]
+    return f"Carried on {len(runs)} reconciliation applies: {created} orders created, {changed} commissions changed."
+
+
 def make_outcome_partitions() -> str:
     made = ensure_partitions()
     return f"Made {len(made)} outcome log partitions: {', '.join(made) or 'none missing'}."
@@ -94,6 +112,7 @@ SCHEDULES = [
     Plan("Roll up the outcome log", "health.tasks.roll_up_outcomes", minutes=1),
     Plan("Replay the spool", "health.tasks.replay_spool", minutes=1),
     Plan("Lock commissions", "health.tasks.lock_commissions", minutes=5),
+    Plan("Carry on reconciliation applies", "health.tasks.continue_reconciliations", minutes=1),
     Plan("Prune the outcome log (400 days)", "health.tasks.prune_outcomes", daily_at=time(3, 30)),
     Plan("Make the outcome log partitions ahead", "health.tasks.make_outcome_partitions", daily_at=time(3)),
     Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),

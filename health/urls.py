@@ -3,7 +3,7 @@ templates/base.html's nav."""
 
 from django.urls import path
 
-from health.pages import account, events, order, portfolio, setup, statements
+from health.pages import account, events, order, portfolio, reconcile, setup, statements
 from health.pages import alerts as alert_pages
 
 app_name = "health"
@@ -27,4 +27,9 @@ urlpatterns = [
     path("orders/", order.order_search, name="order_search"),
     path("orders/<path:order_id>", order.order, name="order"),
     path("portfolio/", portfolio.portfolio, name="portfolio"),
+    # The reconciliation of the brand's order book (docs/reconciliation.md).
+    path("reconcile/", reconcile.reconcile, name="reconcile"),
+    path("reconcile/<int:pk>/", reconcile.reconciliation, name="reconciliation"),
+    path("reconcile/<int:pk>/apply/", reconcile.apply, name="reconciliation_apply"),
+    path("reconcile/<int:pk>/differences.csv", reconcile.differences_csv, name="reconciliation_export"),
 ]

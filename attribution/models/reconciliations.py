@@ -41,27 +41,46 @@ class Reconciliation(models.Model):
     missing = models.PositiveIntegerField(default=0)
     invalid = models.PositiveIntegerField(default=0)
     not_in_book = models.PositiveIntegerField(default=0)
-    # Book orders (valid rows) and those of them the service had received: the capture rate.
+    # The book's completed orders (valid rows the book did not cancel) and those of them the service had
+    # received: the capture rate (docs/decisions.md, "Reconciliation: the capture rate and its normal").
     book_orders = models.PositiveIntegerField(default=0)
     received = models.PositiveIntegerField(default=0)
-    # Per day of ordered_at (the brand's time zone): {"2026-11-20": [book orders, received], ...}.
+    # Per day of ordered_at (UTC), the book's completed orders and those received: {"2026-11-20": [4, 3], ...}.
     daily_capture = models.JSONField(default=dict, blank=True)
     # [{currency, amount}]: what the missing orders would earn, and the change drifted amounts would make.
     commission_at_risk = models.JSONField(default=list, blank=True)
     commission_difference = models.JSONField(default=list, blank=True)
+    # An apply goes a batch at a time (attribution.reconciliation.applying): started, then applied once no
+    # row is left; started but not applied, the task runner carries it on.
+    apply_started_at = models.DateTimeField(null=True, blank=True)
     applied_at = models.DateTimeField(null=True, blank=True)
     applied_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    # {created, updated, cancelled}: what the apply changed.
+    # {created, updated, cancelled, kept}: what the apply changed, and the rows it left as they were.
     changes = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["brand", "-created_at"], name="reconciliation_brand_time_idx")]
+        indexes = [
+            # The reconcile page's history, the overview's capture rate and the alert rule: a brand's runs, newest first.
+            models.Index(fields=["brand", "-created_at"], name="reconciliation_brand_time_idx"),
+            # The task runner: the few runs whose apply started and has rows left.
+            models.Index(
+                fields=["apply_started_at"],
+                name="reconciliation_applying_idx",
+                condition=models.Q(apply_started_at__isnull=False, applied_at__isnull=True),
+            ),
+            # Pruning: the runs older than the retention.
+            models.Index(fields=["created_at"], name="reconciliation_time_idx"),
+        ]
         constraints = [
             models.CheckConstraint(
                 name="reconciliation_format_valid",
                 condition=models.Q(format__in=["generic", "shopify", "woocommerce"]),
+            ),
+            models.CheckConstraint(
+                name="reconciliation_applied_once_started",
+                condition=models.Q(applied_at__isnull=True) | models.Q(apply_started_at__isnull=False),
             ),
         ]
 
@@ -123,12 +142,17 @@ class BookRow(models.Model):
                     status__in=["matched", "amount_mismatch", "cancelled_at_brand", "missing", "invalid"]
                 ),
             ),
+            models.CheckConstraint(
+                name="book_row_change_valid",
+                condition=models.Q(change__in=["", "created", "updated", "cancelled", "kept"]),
+            ),
         ]
         indexes = [
-            # A run's rows by category (the differences), and the book's order ids (not_in_book, repeats).
+            # A run's rows by category (the page, the differences, the apply); also the whole run's rows for
+            # the aggregates that find repeated ids and what the book lacks (no index per order id: each costs
+            # every upload's 100,000 rows a write, bench/README.md).
             models.Index(fields=["reconciliation", "status", "line"], name="book_row_status_idx"),
-            models.Index(fields=["reconciliation", "order_id"], name="book_row_order_idx"),
-            # The order page: the runs that named an order.
+            # The order page: the runs that named an order; a run's repeated ids as they are marked.
             models.Index(fields=["brand", "order_id"], name="book_row_brand_order_idx"),
         ]
 

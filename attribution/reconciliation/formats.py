@@ -75,10 +75,11 @@ class Columns:
     click_id: int | None = None
     ordered_at: int | None = None
     test: int | None = None
-    # Shopify: the other order id column, the cancellation date and the note attributes.
+    # Shopify: the other order id column, the cancellation date, the note attributes and what was refunded.
     alt_order_id: int | None = None
     cancelled_at: int | None = None
     note_attributes: int | None = None
+    refunded: int | None = None
     group_by: int | None = None  # Shopify: Name, which every line-item row of an order repeats
     order_id_name: str = ""
     amount_name: str = ""
@@ -110,7 +111,7 @@ def detect(header: list[str], *, order_id_column: str = "", amount_column: str =
     if "name" in index and "financial status" in index:
         return Format.SHOPIFY, _shopify_columns(index, order_id_column, amount_column)
     if any(alias in index for alias in ("order id", "order number")) and "order_id" not in index:
-        return Format.WOOCOMMERCE, _woo_columns(index)
+        return Format.WOOCOMMERCE, _woo_columns(index, header)
     missing = [name for name in GENERIC_REQUIRED if name not in index]
     if missing:
         raise BookError(
@@ -153,13 +154,14 @@ def _shopify_columns(index: dict[str, int], order_id_column: str, amount_column:
         ordered_at=index.get("created at"),
         cancelled_at=index.get("cancelled at"),
         note_attributes=index.get("note attributes"),
+        refunded=index.get("refunded amount"),
         group_by=index["name"],
         order_id_name=first.title(),
         amount_name=amount_name.title(),
     )
 
 
-def _woo_columns(index: dict[str, int]) -> Columns:
+def _woo_columns(index: dict[str, int], header: list[str]) -> Columns:
     found = {
         name: next((index[alias] for alias in aliases if alias in index), None)
         for name, aliases in WOO_ALIASES.items()
@@ -167,7 +169,6 @@ def _woo_columns(index: dict[str, int]) -> Columns:
     for name, label in (("amount", "Order Total"), ("currency", "Order Currency")):
         if found[name] is None:
             raise BookError(f"The WooCommerce export has no {label} column.")
-    names = {i: n for n, i in index.items()}
     return Columns(
         order_id=found["order_id"],
         amount=found["amount"],
@@ -175,22 +176,26 @@ def _woo_columns(index: dict[str, int]) -> Columns:
         status=found["status"],
         code=found["code"],
         ordered_at=found["ordered_at"],
-        order_id_name=names[found["order_id"]],
-        amount_name=names[found["amount"]],
+        order_id_name=header[found["order_id"]].strip(),
+        amount_name=header[found["amount"]].strip(),
     )
 
 
 # --- the cells -------------------------------------------------------------------------------------
 
+_PLAIN_DIGITS = re.compile(r"\d+(\.\d+)?")
 _POINT_DECIMALS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?")
 _COMMA_DECIMALS = re.compile(r"\d{1,3}([. \u00a0]\d{3})+(,\d+)?|\d+(,\d+)?")
 
 
-def read_amount(text: str, *, decimal_mark: str) -> Decimal:
+def read_amount(text: str, *, decimal_mark: str, allow_zero: bool = False) -> Decimal:
     """An amount in the file's number format; FieldError with the reason otherwise."""
     value = text.strip()
     if not value:
         raise FieldError("is empty")
+    if _PLAIN_DIGITS.fullmatch(value):  # most cells: 59.90 reads the same in either format, so no grouping
+        if decimal_mark == "." or "." not in value:
+            return parse_amount(value, allow_zero=allow_zero)
     pattern = _POINT_DECIMALS if decimal_mark == "." else _COMMA_DECIMALS
     if not pattern.fullmatch(value):
         example = "1,234.50" if decimal_mark == "." else "1.234,50"
@@ -201,7 +206,10 @@ def read_amount(text: str, *, decimal_mark: str) -> Decimal:
         plain = value.replace(",", "")
     else:
         plain = re.sub(r"[. \u00a0]", "", value).replace(",", ".")
-    return parse_amount(plain, allow_zero=False)
+    return parse_amount(plain, allow_zero=allow_zero)
+
+
+_SPACED_OFFSET = re.compile(r" ([+-]\d{2}:?\d{2})$")
 
 
 def read_time(text: str) -> datetime | None:
@@ -209,7 +217,8 @@ def read_time(text: str) -> datetime | None:
     value = text.strip()
     if not value:
         return None
-    value = re.sub(r" ([+-]\d{2}:?\d{2})$", r"\1", value).replace("Z", "+00:00")
+    if " " in value and (value[-5:-4] in ("+", "-") or value[-6:-5] in ("+", "-")):
+        value = _SPACED_OFFSET.sub(r"\1", value)  # Shopify's "2026-11-24 10:15:00 -0500"
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -249,7 +258,12 @@ WOO_STATUSES = {
     "cancelled": True,
     "refunded": True,
     "failed": True,
-    "pending": True,  # never paid
+    # Never paid: such an order earns nothing (and may never have reached the thank-you page).
+    "pending": True,
+    "pending-payment": True,
+    "checkout-draft": True,
+    "draft": True,
+    "trash": True,
 }
 
 
@@ -288,6 +302,32 @@ class Book:
     reader: Iterator[list[str]]
     _csv: object = field(repr=False, default=None)
     rows: int = 0  # data rows read so far
+    _readers: list = field(repr=False, default_factory=list)
+    _currencies: dict = field(repr=False, default_factory=dict)
+
+    def __post_init__(self):
+        # The optional fields this file has, each with its reader, worked out once for all its rows.
+        readers = {
+            "status": self._read_status,
+            "code": _first_code,
+            "ordered_at": read_time,
+            "test": read_flag,
+            "click_id": lambda text: parse_click_id(text) or "",
+            "note_attributes": lambda text: parse_click_id(_click_of_notes(text)) or "",
+            "cancelled_at": lambda text: bool(text.strip()),
+        }
+        self._readers = [
+            (name, getattr(self.columns, name), read)
+            for name, read in readers.items()
+            if getattr(self.columns, name) is not None
+        ]
+
+    def _currency(self, text: str) -> str:
+        """parse_currency, once per distinct cell (a book holds a handful of currencies)."""
+        known = self._currencies.get(text)
+        if known is None:
+            known = self._currencies[text] = parse_currency(text)
+        return known
 
     def orders(self) -> Iterator[BookOrder]:
         """The book's orders in file order; BookError past MAX_ROWS, or at a line that is not UTF-8."""
@@ -321,38 +361,32 @@ class Book:
         order = BookOrder(line=line)
         if c.group_by is not None:
             order.group = _cell(row, c.group_by)
+        if any("\x00" in cell for cell in row):
+            order.problem = "A cell holds the character U+0000, which no database can store."
+            return order
+        first, alt = _cell(row, c.order_id), ""
+        if c.alt_order_id is not None:
+            alt = _cell(row, c.alt_order_id).strip()
+            if not first.strip():  # Shopify without a choice: an order without an Id goes by its Name
+                first, alt = alt, ""
+            order.alt_order_id = alt if 0 < len(alt) <= 255 else ""
         try:
-            order.order_id = parse_order_id(_cell(row, c.order_id))
+            order.order_id = parse_order_id(first)
         except FieldError as exc:
             order.problem = f"{c.order_id_name} {exc}"
             return order
-        if c.alt_order_id is not None:
-            alt = _cell(row, c.alt_order_id).strip()
-            order.alt_order_id = alt if 0 < len(alt) <= 255 else ""
         problems = []
         try:
             order.amount = read_amount(_cell(row, c.amount), decimal_mark=self.decimal_mark)
         except FieldError as exc:
             problems.append(f"{c.amount_name} {exc}")
         try:
-            order.currency = parse_currency(_cell(row, c.currency))
+            order.currency = self._currency(_cell(row, c.currency))
         except FieldError as exc:
             problems.append(f"currency {exc}")
-        readers = {
-            "status": self._read_status,
-            "code": _first_code,
-            "ordered_at": read_time,
-            "test": read_flag,
-            "click_id": lambda text: parse_click_id(text) or "",
-            "note_attributes": lambda text: parse_click_id(_click_of_notes(text)) or "",
-            "cancelled_at": lambda text: bool(text.strip()),
-        }
-        for name, read in readers.items():
-            index = getattr(c, name)
-            if index is None:
-                continue
+        for name, index, read in self._readers:
             try:
-                value = read(_cell(row, index))
+                value = read(row[index] if index < len(row) else "")
             except FieldError as exc:
                 problems.append(f"{name} {exc}")
                 continue
@@ -364,8 +398,25 @@ class Book:
                 order.is_test = value
             else:
                 setattr(order, name, value)
+        if c.refunded is not None and order.amount is not None and not order.cancelled:
+            self._net_of_refunds(order, _cell(row, c.refunded), problems)
         order.problem = "; ".join(problems)
         return order
+
+    def _net_of_refunds(self, order: BookOrder, text: str, problems: list[str]) -> None:
+        """Shopify: a partly refunded order earns on what was kept, its amount less the Refunded Amount
+        (docs/decisions.md, "Reconciliation: what a Shopify refund leaves"); refunded whole, it is cancelled."""
+        if not text.strip():
+            return
+        try:
+            refunded = read_amount(text, decimal_mark=self.decimal_mark, allow_zero=True)
+        except FieldError as exc:
+            problems.append(f"Refunded Amount {exc}")
+            return
+        if refunded >= order.amount:
+            order.cancelled = True
+        elif refunded:
+            order.amount -= refunded
 
     def _read_status(self, text: str) -> bool:
         statuses = {Format.GENERIC: GENERIC_STATUSES, Format.SHOPIFY: SHOPIFY_STATUSES}.get(

@@ -10,22 +10,24 @@ cannot be read stores nothing: the whole run is one transaction.
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import islice
 
 from django.db import transaction
-from django.db.models import Count, F, Max, Min, Q, Sum
-from django.db.models.functions import Lower, TruncDate
+from django.db.models import CharField, Count, F, Max, Min, OuterRef, Q, Subquery, Sum, TextField, Value
+from django.db.models.functions import Cast, Concat, Lower, TruncDate
 from django.utils import timezone
 
 from attribution import orders
 from attribution.models import BookRow, Click, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
+from attribution.outcomes import Outcome
 from brands.models import Brand, DiscountCode
+from config.lib.statements import BulkInsert
 from health.log.models import Endpoint, OutcomeEvent
 
-from .formats import Book, BookOrder, open_book
+from .formats import Book, BookError, BookOrder, open_book
 
 Status = BookRow.Status
 BATCH = 1000
@@ -36,13 +38,16 @@ class BookLookups(orders.Lookups):
     """The decision's reads for a batch of book orders, made once for the batch. A book names no shopper."""
 
     def __init__(self, brand_id: int, book_orders: list):
+        self.brand_id = brand_id
         click_ids = {o.click_id for o in book_orders if o.click_id}
         codes = {o.code.lower() for o in book_orders if o.code}
         self.clicks = (
             {
                 click.click_id: click
                 for click in Click.objects.filter(click_id__in=click_ids).annotate(
-                    creator_is_active=F("creator__is_active"), creator_name=F("creator__name")
+                    creator_is_active=F("creator__is_active"),
+                    creator_name=F("creator__name"),
+                    property_host=F("property__host"),
                 )
             }
             if click_ids
@@ -70,10 +75,19 @@ class BookLookups(orders.Lookups):
     def shopper(self, brand_id, email_hash):
         return None
 
+    def host_for(self, row, primary: str) -> str:
+        """The host a book order is judged on: its click's property when the click is the brand's (a book
+        does not say which storefront took the order; the click's is where the shopper went), else the
+        brand's primary property."""
+        click = self.clicks.get(row.click_id) if row.click_id else None
+        if click is not None and click.brand_id == self.brand_id and click.property_host:
+            return click.property_host
+        return primary
+
 
 def order_payload(row, *, host: str) -> dict:
     """A book order as the order confirmation it stands for: what the decision judges (`row` is a
-    BookOrder or a stored BookRow)."""
+    BookOrder or a stored BookRow; `host` from BookLookups.host_for)."""
     return {
         "orderId": row.order_id,
         "orderAmount": str(row.amount),
@@ -90,6 +104,16 @@ class Options:
     order_id_column: str = ""  # Shopify: "id" or "name"; empty: whichever this brand's orders match
     amount_column: str = ""  # Shopify: "subtotal" (default) or "total"
 
+    ORDER_ID_COLUMNS = ("", "id", "name")
+    AMOUNT_COLUMNS = ("", "subtotal", "total")
+
+    def check(self) -> None:
+        """BookError for a choice no format knows, whatever the file (a typo must not pass unnoticed)."""
+        if self.order_id_column.lower() not in self.ORDER_ID_COLUMNS:
+            raise BookError("order_id_column must be id or name (Shopify exports), or left out.")
+        if self.amount_column.lower() not in self.AMOUNT_COLUMNS:
+            raise BookError("amount_column must be subtotal or total (Shopify exports), or left out.")
+
 
 def reconcile(
     *, brand: Brand, file, filename: str = "", key_prefix: str = "", user=None, options: Options | None = None
@@ -97,6 +121,7 @@ def reconcile(
     """Read the book in `file` (binary) and store the run with its rows; formats.BookError when the file
     cannot be read, and then nothing is stored."""
     options = options or Options()
+    options.check()
     book = open_book(file, order_id_column=options.order_id_column, amount_column=options.amount_column)
     host = _host_of(brand)
     with transaction.atomic():
@@ -112,9 +137,8 @@ def reconcile(
         judge = _Judge(brand=brand, run=run, host=host)
         for batch in _batches(book.orders(), BATCH):
             judge.choose_order_id(book, batch)
-            BookRow.objects.bulk_create(judge.rows(batch), batch_size=BATCH)
+            write_rows([row.values(brand.pk, run.pk) for row in judge.rows(batch)])
         run.row_count = book.rows
-        run.order_id_column = judge.order_id_column or run.order_id_column
         _mark_repeats(run)
         _summarize(run)
         run.save()
@@ -130,6 +154,72 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
     iterator = iter(items)
     while batch := list(islice(iterator, size)):
         yield batch
+
+
+@dataclass(slots=True)
+class _Row:
+    """A book row as it is judged, written by write_rows (a model instance per row would cost more than the
+    judging: bench/README.md)."""
+
+    line: int
+    order_id: str
+    is_test: bool
+    amount: Decimal | None
+    currency: str
+    cancelled: bool
+    code: str
+    click_id: str
+    ordered_at: datetime | None
+    status: str = ""
+    detail: str = ""
+    received: bool = False
+    commission: Decimal | None = None
+
+    def values(self, brand_id: int, run_id: int) -> tuple:
+        return (
+            brand_id,
+            run_id,
+            self.line,
+            self.order_id,
+            self.is_test,
+            str(self.status),
+            self.detail,
+            self.amount,
+            self.currency,
+            self.cancelled,
+            self.received,
+            self.code,
+            self.click_id,
+            self.ordered_at,
+            self.commission,
+            "",  # change: none until an apply
+            "",
+        )
+
+
+# A batch of book rows in one COPY on PostgreSQL (config.lib.statements.BulkInsert).
+write_rows = BulkInsert(
+    BookRow,
+    [
+        "brand_id",
+        "reconciliation_id",
+        "line",
+        "order_id",
+        "is_test",
+        "status",
+        "detail",
+        "amount",
+        "currency",
+        "cancelled",
+        "received",
+        "code",
+        "click_id",
+        "ordered_at",
+        "commission",
+        "change",
+        "change_detail",
+    ],
+)
 
 
 class _Judge:
@@ -159,7 +249,7 @@ class _Judge:
         else:
             self.order_id_column = "first"
 
-    def rows(self, batch: list[BookOrder]) -> list[BookRow]:
+    def rows(self, batch: list[BookOrder]) -> list["_Row"]:
         valid = [o for o in batch if not o.problem]
         received = self._received(valid)
         missing = [o for o in valid if (o.order_id, o.is_test) not in received and not o.cancelled]
@@ -167,18 +257,16 @@ class _Judge:
         lookups = BookLookups(self.brand.pk, missing)
         rows = []
         for order in batch:
-            row = BookRow(
-                brand_id=self.brand.pk,
-                reconciliation=self.run,
-                line=order.line,
-                order_id=order.order_id,
-                is_test=order.is_test,
-                amount=order.amount,
-                currency=order.currency,
-                cancelled=order.cancelled,
-                code=order.code[:255],
-                click_id=order.click_id[:255],
-                ordered_at=order.ordered_at,
+            row = _Row(
+                order.line,
+                order.order_id,
+                order.is_test,
+                order.amount,
+                order.currency,
+                order.cancelled,
+                order.code[:255],
+                order.click_id[:255],
+                order.ordered_at,
             )
             if order.problem:
                 row.status, row.detail = Status.INVALID, order.problem
@@ -193,21 +281,31 @@ class _Judge:
         return rows
 
     def _received(self, batch: list[BookOrder]) -> dict:
+        """The batch's orders received here, with their commission (order_unique_per_brand_namespace)."""
         ids = {o.order_id for o in batch}
         if not ids:
             return {}
-        found = Order.objects.filter(brand_id=self.brand.pk, order_id__in=ids).values(
+        found = Order.objects.filter(brand_id=self.brand.pk, order_id__in=ids).values_list(
             "order_id",
             "is_test",
             "amount",
             "currency",
-            "outcome",
-            state=F("commission__state"),
-            commission_order_amount=F("commission__order_amount"),
-            commission_amount=F("commission__amount"),
-            rate=F("commission__rate_percent"),
+            "commission__state",
+            "commission__order_amount",
+            "commission__amount",
+            "commission__rate_percent",
         )
-        return {(o["order_id"], o["is_test"]): o for o in found}
+        return {
+            (order_id, is_test): {
+                "amount": amount,
+                "currency": currency,
+                "state": state,
+                "commission_order_amount": order_amount,
+                "commission_amount": commission,
+                "rate": rate,
+            }
+            for order_id, is_test, amount, currency, state, order_amount, commission, rate in found
+        }
 
     def _last_words(self, missing: list[BookOrder]) -> dict:
         """What the outcome log last said about each order id never stored: its order confirmations refused."""
@@ -226,7 +324,7 @@ class _Judge:
             words[order_id] = (outcome, received_at)
         return words
 
-    def _not_received(self, row: BookRow, last_word, lookups: BookLookups) -> None:
+    def _not_received(self, row: _Row, last_word, lookups: BookLookups) -> None:
         if row.cancelled:
             row.status = Status.MATCHED
             row.detail = "Cancelled in the book and never received here: nothing to recover."
@@ -240,21 +338,33 @@ class _Judge:
                 f"An order confirmation arrived on {at.astimezone(UTC):%Y-%m-%d %H:%M} UTC and was refused: "
                 f"{outcome}. Its event page says what to fix."
             )
-        at = row.ordered_at or self.now
-        estimate = (
-            orders.would_earn(order_payload(row, host=self.host), at=at, lookups=lookups)
-            if self.host
-            else None
-        )
-        if estimate is None:
+        if not self.host:
             row.detail = f"{said} No estimate: the brand has no registered property to judge it on."
+            return
+        if self.brand.storefront_handles_orders:
+            row.detail = (
+                f"{said} Your storefront platform's integration records your orders: applying leaves it to "
+                "that integration."
+            )
+            return
+        at = row.ordered_at or self.now
+        payload = order_payload(row, host=lookups.host_for(row, self.host))
+        estimate = orders.would_earn(payload, at=at, lookups=lookups)
+        if estimate is None:
+            row.detail = f"{said} No estimate: the brand's property no longer resolves to it."
+        elif estimate.outcome == Outcome.CLICK_NOT_FOUND:
+            row.detail = (
+                f"{said} Its click id matches no click here, so applying would refuse it as an order "
+                "confirmation is refused (click_not_found). Fix: correct the click id in the book, or leave "
+                "it empty, and upload again."
+            )
         elif estimate.commission is not None:
             row.commission = estimate.commission
             row.detail = f"{said} It would earn a commission of {money(estimate.commission, row.currency)} {row.currency}."
         else:
             row.detail = f"{said} It would be recorded as {estimate.outcome}, without a commission."
 
-    def _received_row(self, row: BookRow, found: dict) -> None:
+    def _received_row(self, row: _Row, found: dict) -> None:
         state = found["state"]
         if row.cancelled:
             if state in LIVE:
@@ -295,22 +405,36 @@ class _Judge:
 
 
 def _mark_repeats(run: Reconciliation) -> None:
-    """A book order id (in one namespace) counts once: its later rows are invalid, naming the first."""
+    """A book order id (in one namespace) counts once: its later rows are invalid, naming the first. One
+    aggregate over the run's rows finds the repeated ids; they are marked a thousand ids per UPDATE, so a
+    book of repeats costs a statement per thousand of them, never one per row."""
+    rows = BookRow.objects.filter(reconciliation=run).exclude(status=Status.INVALID)
     repeated = (
-        BookRow.objects.filter(reconciliation=run)
-        .exclude(status=Status.INVALID)
-        .values("order_id", "is_test")
-        .annotate(rows=Count("id"), first=Min("line"))
-        .filter(rows__gt=1)
+        rows.values("order_id", "is_test")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .values_list("order_id", flat=True)
+        .order_by()
     )
-    for group in repeated.iterator():
-        BookRow.objects.filter(
-            reconciliation=run, order_id=group["order_id"], is_test=group["is_test"], line__gt=group["first"]
+    first = (
+        rows.filter(order_id=OuterRef("order_id"), is_test=OuterRef("is_test"))
+        .order_by("line")
+        .values("line")[:1]
+    )
+    for chunk in _batches(repeated.iterator(), BATCH):
+        # A row is a repeat when its namespace holds an earlier one: the subquery keeps them apart.
+        rows.filter(order_id__in=chunk).alias(first_line=Subquery(first)).filter(
+            line__gt=F("first_line")
         ).update(
             status=Status.INVALID,
             received=False,
             commission=None,
-            detail=f"The order id repeats line {group['first']}; only that row counts.",
+            detail=Concat(
+                Value("The order id repeats line "),
+                Cast(Subquery(first), output_field=CharField()),
+                Value("; only that row counts."),
+                output_field=TextField(),
+            ),
         )
 
 
@@ -320,17 +444,16 @@ def _summarize(run: Reconciliation) -> None:
     for status in Status.values:
         setattr(run, status, counts.get(status, 0))
     valid = rows.exclude(status=Status.INVALID)
-    figures = valid.aggregate(
-        book=Count("id"),
-        received=Count("id", filter=Q(received=True)),
-        first=Min("ordered_at"),
-        last=Max("ordered_at"),
-    )
-    run.book_orders, run.received = figures["book"], figures["received"]
+    figures = valid.aggregate(first=Min("ordered_at"), last=Max("ordered_at"))
     run.period_start, run.period_end = figures["first"], figures["last"]
+    # The capture rate counts the orders the book completed (docs/decisions.md, "Reconciliation: the
+    # capture rate and its normal"): a cancelled one may never have reached the thank-you page.
+    completed = valid.filter(cancelled=False)
+    captured = completed.aggregate(book=Count("id"), received=Count("id", filter=Q(received=True)))
+    run.book_orders, run.received = captured["book"], captured["received"]
     run.daily_capture = {
         day.isoformat(): [book, received]
-        for day, book, received in valid.filter(ordered_at__isnull=False)
+        for day, book, received in completed.filter(ordered_at__isnull=False)
         .annotate(day=TruncDate("ordered_at", tzinfo=UTC))
         .values("day")
         .annotate(book=Count("id"), received=Count("id", filter=Q(received=True)))
@@ -355,15 +478,19 @@ def _per_currency(rows) -> list[dict]:
 
 
 def _not_in_book(run: Reconciliation) -> int:
-    """Live orders received in the book's period (its first to its last day, UTC) that the book lacks."""
+    """Live orders received from the book's first ordered_at to its last that the book lacks. An export
+    ends when it was made: an order received after its last order is newer than the book, not missing from it."""
     if run.period_start is None:
         return 0
-    start = datetime.combine(run.period_start.astimezone(UTC).date(), time.min, tzinfo=UTC)
-    end = datetime.combine(run.period_end.astimezone(UTC).date(), time.min, tzinfo=UTC) + timedelta(days=1)
     in_book = BookRow.objects.filter(reconciliation=run, is_test=False).values("order_id")
+    # order_brand_time_idx (brand, -received_at): the period's orders, against the run's ids read by
+    # book_row_status_idx and hashed once.
     return (
         Order.objects.filter(
-            brand_id=run.brand_id, is_test=False, received_at__gte=start, received_at__lt=end
+            brand_id=run.brand_id,
+            is_test=False,
+            received_at__gte=run.period_start,
+            received_at__lte=run.period_end,
         )
         .exclude(order_id__in=in_book)
         .count()

@@ -5,6 +5,7 @@ from django.db.models import QuerySet
 from attribution.models import BookRow, Reconciliation
 
 ROWS_PER_PAGE = 1000
+NO_CHANGES = {"created": 0, "updated": 0, "cancelled": 0, "kept": 0}
 COUNTS = ("matched", "amount_mismatch", "cancelled_at_brand", "missing", "invalid", "not_in_book")
 
 
@@ -30,8 +31,10 @@ def summary(run: Reconciliation) -> dict:
         "commission_at_risk": run.commission_at_risk,
         "commission_difference": run.commission_difference,
         "applied": run.applied_at is not None,
+        # Started and not finished: the task runner carries on (attribution.reconciliation.applying).
+        "applying": run.apply_started_at is not None and run.applied_at is None,
         "applied_at": _when(run.applied_at),
-        "changes": run.changes or {"created": 0, "updated": 0, "cancelled": 0},
+        "changes": {**NO_CHANGES, **(run.changes or {})},
     }
 
 
@@ -59,3 +62,19 @@ def page_of_rows(run: Reconciliation, page: int, *, status: str = "") -> list[di
         rows = rows.filter(status=status)
     start = (page - 1) * ROWS_PER_PAGE
     return [row(r) for r in rows.order_by("line")[start : start + ROWS_PER_PAGE]]
+
+
+def applied_message(run: Reconciliation, *, changes: dict, already: bool) -> str:
+    """What an apply says, on the API and the page alike: what this call changed, or that it changed nothing."""
+    if already:
+        return f"Reconciliation {run.pk} was already applied on {run.applied_at:%Y-%m-%d %H:%M} UTC; nothing changed."
+    said = (
+        f"{changes['created']} order(s) created, {changes['updated']} amount(s) updated, {changes['cancelled']} "
+        f"commission(s) cancelled, {changes['kept']} row(s) left as they were (each row says why)"
+    )
+    if run.applied_at is not None:
+        return f"Reconciliation {run.pk} applied: {said}."
+    return (
+        f"Reconciliation {run.pk} is being applied: so far {said}. The rest is applied in the background "
+        "within minutes; read the reconciliation to follow it."
+    )

@@ -6,13 +6,17 @@ POST /api/Affiliates/reconciliations/<id>/apply      make the changes, once
 
 Another brand's run is a 404 on every path. The body is read here, streamed to a temporary file (never
 held whole in memory) up to formats.MAX_BYTES; the file's reading is attribution.reconciliation.formats'.
+An upload or an apply writes no outcome row of its own: the run is the upload's record, and each change
+an apply makes is an outcome row of the `reconciliation` endpoint (attribution.reconciliation.applying).
 """
 
+import logging
 import tempfile
 from contextlib import contextmanager
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.http.multipartparser import MultiPartParserError
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -22,15 +26,17 @@ from attribution.models import Reconciliation
 from attribution.outcomes import Outcome, envelope
 from brands.auth import DeveloperKeyAuthentication
 
-from . import applying, matching, summary
+from . import applying, matching, schema, summary
 from .formats import MAX_BYTES, BookError
+
+logger = logging.getLogger(__name__)
 
 CHUNK = 64 * 1024
 MULTIPART_OVERHEAD = 64 * 1024  # the form's own bytes around the file
 
 
-def refusal(text: str, status: int = 400) -> Response:
-    return Response(envelope(success=False, outcome=Outcome.INVALID_PARAMS, text=text), status=status)
+def refusal(text: str, status: int = 400, outcome: Outcome = Outcome.INVALID_PARAMS) -> Response:
+    return Response(envelope(success=False, outcome=outcome, text=text), status=status)
 
 
 def too_large() -> BookError:
@@ -42,12 +48,20 @@ def too_large() -> BookError:
 
 @contextmanager
 def received_book(request):
-    """The uploaded CSV as a binary file and its name: a multipart `file`, or the body itself."""
+    """The uploaded CSV as a binary file and its name: a multipart `file`, or the body itself. BookError
+    (413) past MAX_BYTES, told by Content-Length before anything is read when the client sends it."""
     length = request.META.get("CONTENT_LENGTH") or "0"
     if length.isdigit() and int(length) > MAX_BYTES + MULTIPART_OVERHEAD:
         raise too_large()
     if request.content_type == "multipart/form-data":
-        upload = request.FILES.get("file")
+        # Django's upload handlers spool a file above FILE_UPLOAD_MAX_MEMORY_SIZE to disk.
+        try:
+            upload = request.FILES.get("file")
+        except (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent) as exc:
+            raise BookError(
+                f"The multipart body cannot be read ({exc}). Fix: send the CSV in the field named file, or as "
+                "the body with Content-Type text/csv."
+            ) from None
         if upload is None:
             raise BookError(
                 "Send the CSV in the multipart field named file, or as the body with Content-Type text/csv."
@@ -76,6 +90,21 @@ def options_of(request) -> matching.Options:
     )
 
 
+def applied_answer(applied: applying.Applied) -> tuple[dict, int]:
+    """The apply's answer: 200 once the run is applied, 202 while the task runner carries on with the rest."""
+    return (
+        {
+            "success": True,
+            "message": summary.applied_message(applied.run, changes=applied.changes, already=applied.already),
+            "applied": applied.finished,
+            # What this call changed: nothing when the run had been applied before.
+            "changes": applied.changes,
+            "reconciliation": summary.summary(applied.run),
+        },
+        200 if applied.finished else 202,
+    )
+
+
 class _ReconciliationView(KeyRequired, APIView):
     authentication_classes = [DeveloperKeyAuthentication]
     permission_classes: list = []
@@ -88,33 +117,23 @@ class _ReconciliationView(KeyRequired, APIView):
 
     @staticmethod
     def not_found(pk) -> Response:
-        return Response(
-            envelope(
-                success=False, outcome=Outcome.NOT_FOUND, text=f"Your brand has no reconciliation {pk}."
-            ),
-            status=404,
+        return refusal(f"Your brand has no reconciliation {pk}.", 404, Outcome.NOT_FOUND)
+
+    def inactive(self) -> Response | None:
+        if self.request.auth.brand_is_active:
+            return None
+        return refusal(
+            "The brand of this developer key is inactive. Fix: ask your account manager.",
+            outcome=Outcome.UNRESOLVED_DOMAIN,
         )
 
 
-_RUN = OpenApiTypes.OBJECT
-
-
 class ReconciliationsView(_ReconciliationView):
-    @extend_schema(
-        summary="Upload an order book (CSV) to reconcile",
-        request={"text/csv": OpenApiTypes.STR, "multipart/form-data": OpenApiTypes.OBJECT},
-        parameters=[
-            OpenApiParameter(
-                "order_id_column", str, description="Shopify: id or name (default: whichever matches)"
-            ),
-            OpenApiParameter("amount_column", str, description="Shopify: subtotal (default) or total"),
-        ],
-        responses={201: _RUN, 400: _RUN, 401: _RUN, 413: _RUN, 429: _RUN},
-    )
+    @extend_schema(**schema.UPLOAD)
     def post(self, request):
+        if (refused := self.inactive()) is not None:
+            return refused
         key = request.auth
-        if not key.brand_is_active:
-            return refusal("The brand of this developer key is inactive.")
         try:
             with received_book(request._request) as (file, filename):
                 run = matching.reconcile(
@@ -130,21 +149,14 @@ class ReconciliationsView(_ReconciliationView):
 
 
 class ReconciliationView(_ReconciliationView):
-    @extend_schema(
-        summary="A reconciliation and its rows",
-        parameters=[
-            OpenApiParameter("page", int, description="1,000 rows a page"),
-            OpenApiParameter("status", str, description="only the rows of one category"),
-        ],
-        responses={200: _RUN, 400: _RUN, 401: _RUN, 404: _RUN, 429: _RUN},
-    )
+    @extend_schema(**schema.READ)
     def get(self, request, pk):
         run = self.run_of(pk)
         if run is None:
             return self.not_found(pk)
         page = request.GET.get("page", "1")
         status = request.GET.get("status", "")
-        if not page.isdigit() or int(page) < 1:
+        if not page.isdigit() or not 1 <= int(page) <= 10_000:
             return refusal("page must be a whole number from 1.")
         if status and status not in matching.Status.values:
             return refusal(f"status must be one of {', '.join(matching.Status.values)}.")
@@ -163,36 +175,24 @@ class ReconciliationView(_ReconciliationView):
 
 
 class ApplyView(_ReconciliationView):
-    @extend_schema(
-        summary="Apply a reconciliation's changes, once", request=None, responses={200: _RUN, 401: _RUN, 404: _RUN, 429: _RUN}
-    )
+    @extend_schema(**schema.APPLY)
     def post(self, request, pk):
         run = self.run_of(pk)
         if run is None:
             return self.not_found(pk)
-        applied = applying.apply(
-            run, request_id=getattr(request._request, "request_id", ""), key_prefix=request.auth.prefix
-        )
-        return Response(
-            {
-                "success": True,
-                "message": applied_message(applied),
-                "applied": True,
-                # What this call changed: nothing when the run had been applied before.
-                "changes": {"created": 0, "updated": 0, "cancelled": 0}
-                if applied.already
-                else applied.run.changes,
-                "reconciliation": summary.summary(applied.run),
-            }
-        )
-
-
-def applied_message(applied: applying.Applied) -> str:
-    run = applied.run
-    if applied.already:
-        return f"Reconciliation {run.pk} was already applied on {run.applied_at:%Y-%m-%d %H:%M} UTC; nothing changed."
-    c = run.changes
-    return (
-        f"Reconciliation {run.pk} applied: {c['created']} order(s) created, {c['updated']} amount(s) updated, "
-        f"{c['cancelled']} commission(s) cancelled."
-    )
+        if run.applied_at is None and (refused := self.inactive()) is not None:
+            return refused
+        try:
+            applied = applying.apply(
+                run, request_id=getattr(request._request, "request_id", ""), key_prefix=request.auth.prefix
+            )
+        except applying.ApplyFailed:
+            logger.exception("reconciliation apply failed", extra={"brand_id": run.brand_id})
+            return refusal(
+                "Applying failed on our side; what was applied before stays applied, nothing else changed. "
+                "Apply again to carry on.",
+                500,
+                Outcome.HANDLER_ERROR,
+            )
+        body, status = applied_answer(applied)
+        return Response(body, status=status)

@@ -12,15 +12,20 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncHour
 
 from attribution import spool
-from health.alerts.models import AlertRuleSet
+from attribution.models import Reconciliation
+from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import (
     ACTION_CODES,
+    CAPTURE_HISTORY,
+    CAPTURE_MIN_ORDERS,
+    CAPTURE_RECENT,
     EARLIER,
     HISTORY_DAYS,
     RECENT,
     SERVICE_CODES,
     SILENCE_STRETCH_CAP,
     BrandFacts,
+    CaptureRun,
     ServiceFacts,
     floor_hour,
     is_silence_candidate,
@@ -45,6 +50,7 @@ def read_facts(
             pk for pk, f in facts.items() if is_silence_candidate(rule_sets.get(pk) or AlertRuleSet(), f, now)
         ]
         _add_history(facts, candidates, now)
+        _add_capture_runs(facts, now)
     # What the servers' last replay runs left waiting (attribution.spool.backlog), not this machine's disk.
     waiting = spool.backlog()
     service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
@@ -181,3 +187,31 @@ def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: dateti
         history = facts[row["brand_id"]].history
         hour = row["hour"].astimezone(UTC)
         history[hour] = history.get(hour, 0) + row["n"]
+
+
+def _add_capture_runs(facts: dict[int, BrandFacts], now: datetime) -> None:
+    """The reconciliations the capture rule reads: for the brands that reconciled within CAPTURE_RECENT or
+    have a capture incident open, their runs of at least CAPTURE_MIN_ORDERS completed book orders, newest
+    first. Two queries, whatever the number of brands."""
+    # reconciliation_time_idx (created_at), and incident_open_idx (the open incidents).
+    recent = Reconciliation.objects.filter(created_at__gte=now - CAPTURE_RECENT, created_at__lte=now)
+    brand_ids = set(recent.values_list("brand_id", flat=True).distinct()) | set(
+        Incident.objects.filter(resolved_at__isnull=True, rule=Incident.Rule.CAPTURE).values_list(
+            "brand_id", flat=True
+        )
+    )
+    brand_ids &= set(facts)
+    if not brand_ids:
+        return
+    # reconciliation_brand_time_idx (brand, -created_at): the runs kept (health.pruning), a few per brand.
+    runs = (
+        Reconciliation.objects.filter(
+            brand_id__in=brand_ids, book_orders__gte=CAPTURE_MIN_ORDERS, created_at__lte=now
+        )
+        .order_by("brand_id", "-created_at", "-id")
+        .values_list("brand_id", "id", "created_at", "book_orders", "received")
+    )
+    for brand_id, pk, created_at, book_orders, received in runs:
+        kept = facts[brand_id].capture_runs
+        if len(kept) <= CAPTURE_HISTORY:
+            kept.append(CaptureRun(pk, created_at, book_orders, received))

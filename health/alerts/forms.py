@@ -21,6 +21,9 @@ class RuleSetForm(forms.ModelForm):
             "spike_min_events",
             "new_problem_enabled",
             "new_problem_count",
+            "capture_enabled",
+            "capture_drop_points",
+            "capture_normal_percent",
             "email_enabled",
         ]
         widgets = {
@@ -31,6 +34,8 @@ class RuleSetForm(forms.ModelForm):
                 "spike_percent",
                 "spike_min_events",
                 "new_problem_count",
+                "capture_drop_points",
+                "capture_normal_percent",
             )
         }
 

@@ -48,6 +48,20 @@ class AlertRuleSet(models.Model):
         help_text="Alert when a needs-your-action outcome unseen in the previous 7 days occurs this many "
         "times in 24 hours.",
     )
+    capture_enabled = models.BooleanField("watch the capture rate", default=True)
+    capture_drop_points = models.PositiveSmallIntegerField(
+        "below normal by (points)",
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="Alert when a reconciliation finds the share of your order book's orders that arrived here "
+        "this many percentage points below your normal.",
+    )
+    capture_normal_percent = models.PositiveSmallIntegerField(
+        "normal before history (%)",
+        default=95,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="Your normal until three earlier reconciliations set it (their median capture rate).",
+    )
     email_enabled = models.BooleanField(
         "email the brand's users", default=True, help_text="Every user of the brand with an email address."
     )
@@ -63,7 +77,9 @@ class AlertRuleSet(models.Model):
                 & models.Q(silence_usual_orders__gte=1)
                 & models.Q(spike_percent__gte=1, spike_percent__lte=100)
                 & models.Q(spike_min_events__gte=1)
-                & models.Q(new_problem_count__gte=1),
+                & models.Q(new_problem_count__gte=1)
+                & models.Q(capture_drop_points__gte=1, capture_drop_points__lte=100)
+                & models.Q(capture_normal_percent__gte=1, capture_normal_percent__lte=100),
             ),
         ]
 
@@ -79,6 +95,7 @@ class Incident(models.Model):
         SPIKE = "problem_spike", "Problem spike"
         NEW_PROBLEM = "new_problem", "New problem"
         SERVICE = "service_side", "Service-side fault"
+        CAPTURE = "capture_drop", "Capture rate below normal"
 
     # Null for the service-side rule: a fault of this service concerns every brand, and account managers.
     brand = models.ForeignKey(

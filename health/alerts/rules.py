@@ -24,6 +24,27 @@ SILENCE_STRETCH_CAP = timedelta(hours=24)  # a longer silence is compared with t
 RECENT = timedelta(hours=24)  # a new problem is counted over the rolling 24 hours ...
 EARLIER = timedelta(days=7)  # ... and must not have occurred in the 7 days before them
 SPOOL_WAIT = timedelta(minutes=5)  # an event waiting in the spool longer than this is a service-side fault
+# The capture rate (docs/decisions.md, "Reconciliation: the capture rate and its normal"): a run counts once
+# its book holds this many completed orders; the normal is the median of up to CAPTURE_HISTORY earlier such
+# runs, once there are CAPTURE_HISTORY_MIN of them; only a run of the last CAPTURE_RECENT opens an incident.
+CAPTURE_MIN_ORDERS = 20
+CAPTURE_HISTORY = 10
+CAPTURE_HISTORY_MIN = 3
+CAPTURE_RECENT = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class CaptureRun:
+    """A reconciliation as the capture rule reads it."""
+
+    id: int
+    created_at: datetime
+    book_orders: int
+    received: int
+
+    @property
+    def rate(self) -> float:
+        return self.received / self.book_orders
 
 
 @dataclass
@@ -39,6 +60,9 @@ class BrandFacts:
     action_earlier: Counter = field(default_factory=Counter)
     # Live order confirmations per hour (UTC hour start) of the last 8 days; read only for silent brands.
     history: dict | None = None
+    # Reconciliations with at least CAPTURE_MIN_ORDERS completed book orders, newest first (the latest and
+    # the CAPTURE_HISTORY before it); read only for brands that reconciled lately or have a capture incident.
+    capture_runs: list[CaptureRun] = field(default_factory=list)
 
     def silent_for(self, now: datetime) -> timedelta | None:
         return None if self.last_order_at is None else now - self.last_order_at
@@ -207,11 +231,58 @@ def service_cleared(facts: ServiceFacts, now: datetime) -> bool:
     return check_service(facts, now) is None
 
 
+def capture_normal(rules: AlertRuleSet, earlier: list[CaptureRun]) -> tuple[float, bool]:
+    """The brand's normal capture rate, and whether its own runs set it: the median of its earlier runs once
+    there are CAPTURE_HISTORY_MIN of them, else the rule's `capture_normal_percent`."""
+    rates = sorted(run.rate for run in earlier[:CAPTURE_HISTORY])
+    if len(rates) < CAPTURE_HISTORY_MIN:
+        return rules.capture_normal_percent / 100, False
+    middle = len(rates) // 2
+    return (rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2), True
+
+
+def check_capture(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> Finding | None:
+    """The latest reconciliation, uploaded within CAPTURE_RECENT, found the share of its book's completed
+    orders that arrived here `capture_drop_points` or more below the brand's normal."""
+    if not rules.capture_enabled or not facts.capture_runs:
+        return None
+    latest, earlier = facts.capture_runs[0], facts.capture_runs[1:]
+    if now - latest.created_at > CAPTURE_RECENT:
+        return None
+    normal, from_history = capture_normal(rules, earlier)
+    if latest.rate * 100 > normal * 100 - rules.capture_drop_points:
+        return None
+    return Finding(
+        Rule.CAPTURE,
+        "",
+        {
+            "run": latest.id,
+            "book_orders": latest.book_orders,
+            "received": latest.received,
+            "rate_percent": round(latest.rate * 100, 1),
+            "normal_percent": round(normal * 100, 1),
+            "from_history": from_history,
+        },
+    )
+
+
+def capture_cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:
+    """A later reconciliation found the rate back within half the drop of the normal."""
+    if not facts.capture_runs:
+        return False
+    latest, earlier = facts.capture_runs[0], facts.capture_runs[1:]
+    if latest.id <= (incident.counts or {}).get("run", 0):
+        return False
+    normal, _ = capture_normal(rules, earlier)
+    return latest.rate * 100 > normal * 100 - rules.capture_drop_points / 2
+
+
 def is_enabled(rules: AlertRuleSet, rule: str) -> bool:
     return {
         Rule.SILENCE: rules.silence_enabled,
         Rule.SPIKE: rules.spike_enabled,
         Rule.NEW_PROBLEM: rules.new_problem_enabled,
+        Rule.CAPTURE: rules.capture_enabled,
     }.get(rule, True)
 
 
@@ -221,12 +292,19 @@ def cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:
         return silence_cleared(incident, facts)
     if incident.rule == Rule.SPIKE:
         return spike_cleared(rules, facts)
+    if incident.rule == Rule.CAPTURE:
+        return capture_cleared(incident, rules, facts)
     return new_problem_cleared(incident, facts)
 
 
 def findings(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> list[Finding]:
     """Every brand rule whose condition holds now."""
-    found = [check_silence(rules, facts, now), check_spike(rules, facts), *check_new_problems(rules, facts)]
+    found = [
+        check_silence(rules, facts, now),
+        check_spike(rules, facts),
+        *check_new_problems(rules, facts),
+        check_capture(rules, facts, now),
+    ]
     return [f for f in found if f is not None]
 
 
@@ -237,6 +315,11 @@ SILENCE_FIX = (
     "update often drops it), and that the page's address is still one of your registered properties."
 )
 SPIKE_FIX = "Open the matching events: each outcome's page says what to change."
+CAPTURE_FIX = (
+    "Open the reconciliation: each missing order says whether it never arrived or was refused, and why. Check "
+    "that the confirmation snippet still fires on every checkout path (a theme or checkout update, a new "
+    "payment method's thank-you page), then apply the reconciliation to recover the missing commissions."
+)
 SERVICE_FIX = (
     "A fault of this service, not of the brands: the events are kept in the spool and replayed. Check the "
     "logs for 'database unavailable' or 'handler error', and that replay_spool runs (docs/operations.md)."
@@ -283,6 +366,19 @@ def describe(incident: Incident) -> Description:
             "the 7 days before.",
             info.fix if info else SPIKE_FIX,
             {"outcome": code, "ns": "live"},
+        )
+    if incident.rule == Rule.CAPTURE:
+        basis = (
+            "the median of your earlier reconciliations"
+            if c.get("from_history")
+            else "your rules' starting normal"
+        )
+        return Description(
+            "Fewer orders arriving than your order book holds",
+            f"Reconciliation {c['run']} found {c['received']} of its book's {c['book_orders']} completed orders "
+            f"received here ({c['rate_percent']:g} %), below your normal of {c['normal_percent']:g} % ({basis}).",
+            CAPTURE_FIX,
+            {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live"},
         )
     failures = ", ".join(f"{code} {n}" for code, n in c.get("failures", {}).items()) or "none"
     return Description(

@@ -19,7 +19,7 @@ from config.db.router import primary
 from config.lib.jsontext import indented, is_json
 from health.log.models import Endpoint
 from health.log.rollup import roll_up
-from health.pages import queries
+from health.pages import queries, reconcile_queries
 from health.pages.access import brand_page
 from health.pages.export import csv_lines
 from health.pages.forms import PERIODS, EventFilterForm, PeriodForm
@@ -54,6 +54,10 @@ def overview(request, chosen):
         "namespace": namespace,
         "summary": build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone()),
         "status": queries.integration_status(chosen.brand, now),
+        # The share of the brand's order book that arrived, by day, from its reconciliations.
+        "capture": reconcile_queries.capture_by_day(
+            chosen.brand, first_day=period.first_day, last_day=period.last_day
+        ),
         # Events kept during a service-side fault and not processed yet, as the last replay run counted
         # them (attribution.spool.backlog: the database, never the spool directory).
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),
@@ -120,8 +124,21 @@ def event(request, chosen, found, pk: int):
             "request_text": indented(found.request_body or ""),
             "request_is_json": is_json(found.request_body or ""),
             "response_json": _pretty(found.response_body),
+            "from_book": _book_row_named(found),
         },
     )
+
+
+def _book_row_named(event) -> dict | None:
+    """A reconciliation's change names its run and line in its body (attribution.reconciliation.applying)."""
+    if event.endpoint != Endpoint.RECONCILIATION or not event.request_body:
+        return None
+    try:
+        body = json.loads(event.request_body)
+    except ValueError:
+        return None
+    run, line = body.get("reconciliation"), body.get("line")
+    return {"run": run, "line": line} if isinstance(run, int) and isinstance(line, int) else None
 
 
 @require_safe

@@ -1,17 +1,26 @@
 """Reads behind the order page (/health/orders/<order id>): one of the brand's orders as received, its
 commission with every state move and amount change, the statement that bills it, the adjustments after
-payment, and every event about it. Every function takes the brand health.pages.access allowed."""
+payment, every event about it, and the reconciliations of the brand's order book that named it. Every function takes the brand health.pages.access allowed."""
 
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from attribution.models import Adjustment, AmountChange, Commission, CommissionStateChange, Order, Statement
+from attribution.models import (
+    Adjustment,
+    AmountChange,
+    BookRow,
+    Commission,
+    CommissionStateChange,
+    Order,
+    Statement,
+)
 from attribution.orders import decide_again
 from brands.models import Brand
 from health.log.models import Endpoint, OutcomeEvent
 from health.pages.queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200
+BOOK_ROWS_SHOWN = 20
 
 
 @dataclass
@@ -28,6 +37,8 @@ class OrderPage:
     more_events: bool = False
     # The event behind a request id (a state move, an amount change or an adjustment links to it).
     event_of_request: dict[str, int] = field(default_factory=dict)
+    # The reconciliations whose book named the order, newest first: what each found, and what its apply did.
+    book_rows: list[BookRow] = field(default_factory=list)
 
 
 def order_page(brand: Brand, order_id: str, *, is_test: bool) -> OrderPage | None:
@@ -43,10 +54,22 @@ def order_page(brand: Brand, order_id: str, *, is_test: bool) -> OrderPage | Non
         .order_by("-received_at", "-id")
         .values(*LIST_FIELDS, "request_id")[: EVENTS_SHOWN + 1]
     )
-    if order is None and not rows:
+    # book_row_brand_order_idx (brand, order_id).
+    book_rows = list(
+        BookRow.objects.filter(brand=brand, order_id=order_id, is_test=is_test)
+        .exclude(status=BookRow.Status.INVALID)
+        .select_related("reconciliation")
+        .order_by("-reconciliation__created_at", "-id")[:BOOK_ROWS_SHOWN]
+    )
+    if order is None and not rows and not book_rows:
         return None
     page = OrderPage(
-        order_id, is_test, order, events=rows[:EVENTS_SHOWN], more_events=len(rows) > EVENTS_SHOWN
+        order_id,
+        is_test,
+        order,
+        events=rows[:EVENTS_SHOWN],
+        more_events=len(rows) > EVENTS_SHOWN,
+        book_rows=book_rows,
     )
     page.event_of_request = {r["request_id"]: r["id"] for r in page.events if r["request_id"]}
     commission = getattr(order, "commission", None) if order is not None else None
@@ -85,6 +108,18 @@ def what_if(order: Order, *, now: datetime) -> WhatIf:
         .first()
     )
     if body is None:
+        if OutcomeEvent.objects.filter(
+            brand_id=order.brand_id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            endpoint=Endpoint.RECONCILIATION,
+            outcome=order.outcome,
+        ).exists():
+            return WhatIf(
+                None,
+                reason="A reconciliation recorded this order from the brand's order book; what-if judges "
+                "order confirmations only (the reconciliation's page shows what the book said).",
+            )
         return WhatIf(
             None, reason="The order confirmation that created this order is no longer in the kept log."
         )

@@ -65,6 +65,8 @@ class OutcomeLine:
     needs_action: bool
     group: str
     by_endpoint: dict[str, int] = field(default_factory=dict)
+    # (endpoint, label) of the table's columns: the overview's endpoint lines (build_overview sets them).
+    columns: list[tuple[str, str]] = field(default_factory=lambda: list(Endpoint.choices))
 
     @property
     def total(self) -> int:
@@ -72,8 +74,8 @@ class OutcomeLine:
 
     @property
     def endpoint_counts(self) -> list[tuple[str, str, int]]:
-        """(endpoint, its label, count) for every endpoint, in the order of the table's columns."""
-        return [(value, label, self.by_endpoint.get(value, 0)) for value, label in Endpoint.choices]
+        """(endpoint, its label, count) for every column of the table, in its order."""
+        return [(value, label, self.by_endpoint.get(value, 0)) for value, label in self.columns]
 
 
 @dataclass
@@ -197,15 +199,18 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
         key=lambda line: (not line.needs_action, order.index(line.group), -line.total, line.code),
     )
     orders = endpoints[Endpoint.ORDER_CONFIRMATION]
+    # The three event endpoints always have their line; the other ways in (a reconciliation, a
+    # platform's deliveries) only once they have sent something. The outcome table has one column each.
+    shown = [ep for ep in endpoints.values() if ep.endpoint in EVENT_ENDPOINTS or ep.total]
+    for line in ordered:
+        line.columns = [(ep.endpoint, ep.label) for ep in shown]
     return Overview(
         namespace=namespace,
         total=sum(line.total for line in ordered),
         other_namespace_total=other_total,
         outcome_lines=ordered,
         action_lines=[line for line in ordered if line.needs_action],
-        # The three event endpoints always have their line; the other ways in (a reconciliation, a
-        # platform's deliveries) only once they have sent something.
-        endpoint_lines=[ep for ep in endpoints.values() if ep.endpoint in EVENT_ENDPOINTS or ep.total],
+        endpoint_lines=shown,
         orders_total=orders.total,
         orders_accepted=accepted,
         orders_tracked=orders.took_effect,

@@ -8,8 +8,8 @@ import pytest
 from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
-from attribution.models import Commission, Order
-from config.lib.statements import InsertStatement, UpdateStatement, save_fields
+from attribution.models import BookRow, Commission, Order, Reconciliation
+from config.lib.statements import BulkInsert, InsertStatement, UpdateStatement, save_fields
 from health.log.models import OutcomeEvent
 
 insert_order = InsertStatement(Order)
@@ -38,6 +38,44 @@ def test_an_insert_statement_stores_the_row_as_the_orm_would_and_returns_its_id(
     )
     # Fields left out get their model defaults, as with create().
     assert (order.is_test, order.attribution, order.page_host, order.click_id) == (False, "none", "", None)
+
+
+@pytest.mark.django_db
+def test_a_bulk_insert_stores_many_rows_as_the_orm_would_in_one_write(brand):
+    """COPY on PostgreSQL, executemany elsewhere: one write, the values as the ORM would store them."""
+    run = Reconciliation.objects.create(
+        brand=brand, format="generic", order_id_column="id", amount_column="a"
+    )
+    names = ["brand_id", "reconciliation_id", "line", "order_id", "is_test", "status", "detail", "amount",
+             "currency", "cancelled", "received", "code", "click_id", "ordered_at", "commission", "change",
+             "change_detail"]  # fmt: skip
+    at = datetime(2026, 11, 21, 18, 30, 0, 123456, tzinfo=UTC)
+    rows = [
+        (brand.pk, run.pk, n, f"B-{n}", n == 2, "missing", "Ünïcode, \"quoted\"\ttab", Decimal("59.905"), "USD",
+         False, False, "", "", at if n else None, None, "", "")
+        for n in range(2, 5)
+    ]  # fmt: skip
+
+    with CaptureQueriesContext(connection) as captured:
+        written = BulkInsert(BookRow, names)(rows)
+
+    assert written == 3
+    assert len(captured.captured_queries) == (
+        0 if connection.vendor == "postgresql" else 1
+    )  # a COPY is unseen
+    stored = list(
+        BookRow.objects.order_by("line").values_list("order_id", "is_test", "detail", "amount", "ordered_at")
+    )
+    assert stored == [
+        ("B-2", True, 'Ünïcode, "quoted"\ttab', Decimal("59.905"), at),
+        ("B-3", False, 'Ünïcode, "quoted"\ttab', Decimal("59.905"), at),
+        ("B-4", False, 'Ünïcode, "quoted"\ttab', Decimal("59.905"), at),
+    ]
+
+
+def test_a_bulk_insert_refuses_json_fields():
+    with pytest.raises(TypeError, match="JSON"):
+        BulkInsert(Order, ["order_id", "trace"])
 
 
 def test_json_fields_are_stored_as_json(brand):

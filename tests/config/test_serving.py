@@ -203,3 +203,109 @@ def test_gunicorn_alone_still_serves_the_next_request_after_a_drained_body(serve
     status, body, _ = _post(app_port, ORDER)
 
     assert (status, body["outcome"]) == (400, "unresolved_domain")
+
+
+# --- an order book: 50 MB through nginx on its two paths only (docs/reconciliation.md, "Limits") ---------
+
+
+def _send(port: int, path: str, body: bytes, *, content_type: str, timeout: float = 60) -> tuple[int, bytes]:
+    """The status and body of nginx's answer to a POST of `body` to `path`."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {content_type}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        sock.sendall(head.encode())
+        try:
+            sock.sendall(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # nginx may answer, and stop reading, before an oversized body has all gone
+        answer = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def _book(size: int) -> bytes:
+    line = b"BOOK-0000000001,100.00,USD\n"
+    return b"order_id,amount,currency\n" + line * (size // len(line))
+
+
+def test_nginx_lets_an_order_book_above_the_event_limit_reach_the_service(served):
+    proxy_port, _ = served
+
+    status, body = _send(
+        proxy_port, "/api/Affiliates/reconciliations", _book(6 * 1024 * 1024), content_type="text/csv"
+    )
+
+    # Past nginx's 4 MB of every other path, the service itself answered: no key.
+    assert (status, json.loads(body)["outcome"]) == (401, "unauthorized")
+
+
+def test_nginx_answers_413_naming_the_limit_to_an_order_book_over_50_mb(served):
+    proxy_port, _ = served
+
+    status, body = _send(
+        proxy_port, "/api/Affiliates/reconciliations", _book(52 * 1024 * 1024), content_type="text/csv"
+    )
+
+    assert status == 413
+    assert json.loads(body) == {
+        "success": False,
+        "outcome": "invalid_params",
+        "error": "The file is larger than 50 MB. Fix: upload it in parts, a month at a time.",
+    }
+
+
+def test_the_reconcile_page_takes_a_book_above_the_event_limit_and_refuses_one_over_50_mb(served):
+    proxy_port, _ = served
+    boundary = "book"
+
+    def form(size: int) -> bytes:
+        return (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="book.csv"\r\n'
+                "Content-Type: text/csv\r\n\r\n"
+            ).encode()
+            + _book(size)
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+
+    through, _ = _send(
+        proxy_port,
+        "/health/reconcile/",
+        form(6 * 1024 * 1024),
+        content_type=f"multipart/form-data; boundary={boundary}",
+    )
+    refused, page = _send(
+        proxy_port,
+        "/health/reconcile/",
+        form(52 * 1024 * 1024),
+        content_type=f"multipart/form-data; boundary={boundary}",
+    )
+
+    assert through == 403  # the service's CSRF check: nginx let it through
+    assert refused == 413 and b"larger than 50 MB" in page
+
+
+def test_every_other_path_keeps_nginxs_4_mb_limit(served):
+    proxy_port, _ = served
+
+    status, _ = _send(
+        proxy_port, "/api/order_confirmation", b"x" * (5 * 1024 * 1024), content_type="application/json"
+    )
+    status_below, _ = _send(
+        proxy_port,
+        "/api/Affiliates/reconciliations/1/apply",
+        b"x" * (5 * 1024 * 1024),
+        content_type="text/csv",
+    )
+
+    assert (status, status_below) == (413, 413)

@@ -9,7 +9,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure, Task
 
-from attribution.models import Click, DeadLetter, SpoolBacklog, SpoolReplay
+from attribution.models import BookRow, Click, DeadLetter, Reconciliation, SpoolBacklog, SpoolReplay
 from health import tasks
 from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
 from health.pruning import prune_tables
@@ -148,6 +148,34 @@ def test_clicks_go_180_days_after_their_brands_window_closed_unless_an_order_lin
 
     assert set(Click.objects.values_list("pk", flat=True)) == {attributed.pk, kept.pk, within_its_window.pk}
     assert not Click.objects.filter(pk=gone.pk).exists()
+
+
+def reconciliation_with_rows(brand, *, created_at, rows=3, **fields):
+    run = Reconciliation.objects.create(
+        brand=brand,
+        created_at=created_at,
+        format="generic",
+        order_id_column="order_id",
+        amount_column="amount",
+        **fields,
+    )
+    BookRow.objects.bulk_create(
+        BookRow(brand=brand, reconciliation=run, line=line, order_id=f"B-{line}", status="missing")
+        for line in range(2, 2 + rows)
+    )
+    return run
+
+
+def test_reconciliations_go_after_90_days_with_their_book_rows(brand):
+    reconciliation_with_rows(brand, created_at=NOW - timedelta(days=91))
+    kept = reconciliation_with_rows(brand, created_at=NOW - timedelta(days=89))
+    applying = reconciliation_with_rows(brand, created_at=OLD, apply_started_at=NOW - timedelta(days=1))
+
+    deleted = prune_tables(now=NOW)
+
+    assert deleted["reconciliations of order books with their book rows"] == 4  # a run and its three rows
+    assert set(Reconciliation.objects.values_list("pk", flat=True)) == {kept.pk, applying.pk}
+    assert set(BookRow.objects.values_list("reconciliation_id", flat=True)) == {kept.pk, applying.pk}
 
 
 def test_each_retention_is_a_setting(db, settings):

@@ -30,6 +30,7 @@ def test_every_background_job_has_a_schedule_visible_in_the_admin(client, staff)
         "prune_outcomes",
         "make_outcome_partitions",
         "prune_growing_tables",
+        "continue_reconciliations",
     }
     client.force_login(staff)
     html = client.get("/admin/django_q/schedule/").content.decode()
@@ -67,6 +68,9 @@ def test_each_task_runs_the_function_of_its_command_and_says_what_it_did(brand):
     )
     assert tasks.prune_growing_tables().startswith("Pruned 0 resolved incidents")
     assert tasks.make_outcome_partitions().startswith("Made 0 outcome log partitions")
+    assert tasks.continue_reconciliations() == (
+        "Carried on 0 reconciliation applies: 0 orders created, 0 commissions changed."
+    )
 
 
 @pytest.mark.django_db

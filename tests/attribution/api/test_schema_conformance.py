@@ -61,7 +61,11 @@ FIELD_RULE_OUTCOMES = {
 def no_field_rule_refuses_what_the_schema_allows(ctx, response, case):
     # The event bodies' fields are described one by one; an uploaded CSV order book is a string to the
     # schema, whose columns the reconciliation judges (tests/attribution/reconciliation/).
-    if case.meta is None or not case.meta.generation.mode.is_positive or case.media_type != "application/json":
+    if (
+        case.meta is None
+        or not case.meta.generation.mode.is_positive
+        or case.media_type != "application/json"
+    ):
         return None
     outcome = json.loads(response.content).get("outcome")
     assert outcome not in FIELD_RULE_OUTCOMES, (

@@ -84,6 +84,9 @@ def test_alice_changes_acmes_rules(alice_client, brand):
         "spike_min_events": "10",
         "new_problem_enabled": "on",
         "new_problem_count": "4",
+        "capture_enabled": "on",
+        "capture_drop_points": "5",
+        "capture_normal_percent": "90",
     }
     response = alice_client.post(PAGE, form)
 
@@ -91,6 +94,7 @@ def test_alice_changes_acmes_rules(alice_client, brand):
     rules = AlertRuleSet.objects.get(brand=brand)
     assert (rules.silence_floor_minutes, rules.silence_usual_orders, rules.spike_percent) == (30, 8, 35)
     assert not rules.spike_enabled and not rules.email_enabled and rules.new_problem_count == 4
+    assert (rules.capture_enabled, rules.capture_drop_points, rules.capture_normal_percent) == (True, 5, 90)
     assert "Alert rules saved" in text_of(alice_client.get(PAGE))
 
 
@@ -103,6 +107,8 @@ def test_a_floor_below_five_minutes_is_refused_and_nothing_is_saved(alice_client
             "spike_percent": "20",
             "spike_min_events": "5",
             "new_problem_count": "3",
+            "capture_drop_points": "10",
+            "capture_normal_percent": "95",
         },
     )
 
