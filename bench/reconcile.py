@@ -12,7 +12,7 @@ does not count in the next:
 - reconciles books of 10,000, 50,000, 100,000 and 200,000 rows under tracemalloc: the peak of Python's
   allocations, and the process's peak RSS, which stay flat as the file grows (the rows stream).
 
-Wall-clock figures are noisy on a shared machine: run it twice and read the better. Targets (issue 27):
+Wall-clock figures are noisy on a shared machine: run it twice and read the better. Targets:
 100,000 rows reconciled in at most 10 s, 10,000 missing orders applied in at most 30 s, memory flat.
 """
 
