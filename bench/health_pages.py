@@ -124,7 +124,9 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=30_000_000, help="the large brand's events")
     args = parser.parse_args()
     setup_django()
+    from django.contrib.auth import get_user_model
     from django.db import connection
+    from django.test import Client
 
     from brands.models import Brand
     from health.log.rollup import roll_up
@@ -173,6 +175,11 @@ def main() -> None:
         worst = max(worst, ratio)
         print(f"{label:<22} {small_ms:>13.1f} {large_ms:>15.1f} {ratio:>7.2f}")
     print(f"\nat {args.events:,} events / at {SMALL:,} events, worst: {worst:.2f} (target <= {TARGET})")
+    staff, _ = get_user_model().objects.get_or_create(username="health-bench", defaults={"is_staff": True})
+    manager = Client(SERVER_NAME="127.0.0.1")
+    manager.force_login(staff)
+    portfolio_ms, _ = timed(page(manager, "/health/portfolio/"), lambda: None)
+    print(f"portfolio of every brand ({Brand.objects.count():,}), as an account manager: {portfolio_ms:.0f} ms")
     bench_evaluation()
 
 

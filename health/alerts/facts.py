@@ -31,6 +31,7 @@ from health.alerts.rules import (
     is_silence_candidate,
 )
 from health.log.models import Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
+from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 
@@ -58,24 +59,11 @@ def read_facts(
 
 
 def _last_orders(brands: QuerySet, now: datetime):
-    # One probe per brand on outcome_brand_endpoint_idx (brand, endpoint, -received_at): a few index
-    # entries from the brand's newest order. Written `endpoint = %s ORDER BY received_at DESC`, PostgreSQL
-    # may walk outcome_time_idx (-received_at) instead and filter by brand, which it costs as cheap when
-    # one brand holds most of a month (a young log, or one big brand), and which then walks all of that
-    # brand's events for every other brand: 26 minutes for 1,000 brands beside one of 30M events (make
-    # bench-health). The endpoint as a one-value range, ordered by (endpoint, -received_at), is an order
-    # only the composite index gives: 59 ms.
-    last = (
-        OutcomeEvent.objects.filter(
-            brand=OuterRef("pk"),
-            endpoint__gte=Endpoint.ORDER_CONFIRMATION,
-            endpoint__lte=Endpoint.ORDER_CONFIRMATION,
-            is_test=False,
-            received_at__lte=now,
-        )
-        .order_by("endpoint", "-received_at")
-        .values("received_at")[:1]
-    )
+    # One probe per brand on outcome_brand_endpoint_idx (brand, endpoint, -received_at): health.log.probes.
+    last = newest_first(
+        OutcomeEvent.objects.filter(brand=OuterRef("pk"), is_test=False, received_at__lte=now),
+        endpoint=Endpoint.ORDER_CONFIRMATION,
+    ).values("received_at")[:1]
     return brands.order_by().annotate(last_order=Subquery(last)).values_list("pk", "last_order")
 
 

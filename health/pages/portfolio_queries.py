@@ -11,6 +11,7 @@ from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
 from health.alerts.models import Incident
 from health.alerts.rules import ACTION_CODES, describe
 from health.log.models import DailyOutcomeCount, Endpoint, OutcomeEvent, RollupWatermark
+from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 from health.pages.queries import start_of_day
@@ -52,12 +53,10 @@ def _add(row: PortfolioRow, endpoint: str, outcome: str, n: int) -> None:
 def portfolio(brands: QuerySet, *, now: datetime) -> list[PortfolioRow]:
     """One row per brand; brands with open incidents first, then by name."""
     first_day = now.date() - timedelta(days=DAYS - 1)
-    # outcome_brand_test_time_idx (brand, is_test, -received_at): one probe per brand.
-    last = (
-        OutcomeEvent.objects.filter(brand=OuterRef("pk"), is_test=False)
-        .order_by("-received_at")
-        .values("received_at")[:1]
-    )
+    # outcome_brand_test_time_idx (brand, is_test, -received_at): one probe per brand (health.log.probes).
+    last = newest_first(OutcomeEvent.objects.filter(brand=OuterRef("pk")), is_test=False).values(
+        "received_at"
+    )[:1]
     rows = {
         pk: PortfolioRow(pk, name, active, last_event_at=last_at)
         for pk, name, active, last_at in brands.order_by("name")

@@ -23,6 +23,7 @@ from health.log.models import (
     OutcomeEvent,
     RollupWatermark,
 )
+from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 
@@ -132,22 +133,19 @@ class IntegrationStatus:
 
 def integration_status(brand: Brand, now: datetime) -> IntegrationStatus:
     """The latest event of each kind (one index probe each) and whether orders stopped arriving."""
-    # Ordered by received_at alone, so each probe walks the index on its own filter (outcome,
-    # endpoint or namespace) even for a brand that has never had such an event.
-    live = OutcomeEvent.objects.filter(brand=brand, is_test=False).order_by("-received_at")
+    # One probe each on the log's (brand, column, -received_at) index for it (health.log.probes).
+    events = OutcomeEvent.objects.filter(brand=brand)
+    live = events.filter(is_test=False)
     fields = ("id", "received_at", "outcome", "order_id", "endpoint")
-    last_order = live.filter(endpoint=Endpoint.ORDER_CONFIRMATION).values(*fields).first()
-    last_tracked = (
-        live.filter(outcome=Outcome.TRACKED, endpoint=Endpoint.ORDER_CONFIRMATION).values(*fields).first()
-    )
-    last_cancel = live.filter(endpoint=Endpoint.CANCEL).values(*fields).first()
-    last_update = live.filter(endpoint=Endpoint.UPDATE).values(*fields).first()
-    last_test = (
-        OutcomeEvent.objects.filter(brand=brand, is_test=True)
-        .order_by("-received_at")
-        .values(*fields)
-        .first()
-    )
+
+    def newest(queryset, **equals):
+        return newest_first(queryset, **equals).values(*fields).first()
+
+    last_order = newest(live, endpoint=Endpoint.ORDER_CONFIRMATION)
+    last_tracked = newest(live.filter(endpoint=Endpoint.ORDER_CONFIRMATION), outcome=Outcome.TRACKED)
+    last_cancel = newest(live, endpoint=Endpoint.CANCEL)
+    last_update = newest(live, endpoint=Endpoint.UPDATE)
+    last_test = newest(events, is_test=True)
     today = now.astimezone(UTC).date()
     usual_days = (
         DailyOutcomeCount.objects.filter(
