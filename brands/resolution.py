@@ -1,4 +1,5 @@
 """Which brand and property an event belongs to (docs/decisions.md, "Brand and property resolution"), cached per registrable domain.
+A brand with an enabled platform connection resolves as one whose storefront platform handles its orders.
 
 Each cache entry holds every property under one registrable domain, so any host under it resolves
 from one cache read. Saving or deleting a Property or Brand deletes the entries it touches
@@ -19,9 +20,10 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Exists, OuterRef
 
 from .hosts import normalize_host, registrable_domain
-from .models import Brand, Property
+from .models import Brand, PlatformConnection, Property
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,8 @@ class BrandInfo:
     storefront_handles_orders: bool
 
     @classmethod
-    def of(cls, brand: Brand) -> "BrandInfo":
+    def of(cls, brand: Brand, *, connected: bool = False) -> "BrandInfo":
+        """`connected`: the brand has an enabled platform connection, which hands its orders off too."""
         return cls(
             id=brand.id,
             name=brand.name,
@@ -45,7 +48,7 @@ class BrandInfo:
             attribution_window_days=brand.attribution_window_days,
             commission_rate_percent=brand.commission_rate_percent,
             returning_commission_rate_percent=brand.returning_commission_rate_percent,
-            storefront_handles_orders=brand.storefront_handles_orders,
+            storefront_handles_orders=brand.storefront_handles_orders or connected,
         )
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
@@ -75,9 +78,14 @@ def _cache_key(domain: str) -> str:
 
 def _load(domain: str) -> dict:
     hosts, brands = {}, {}
-    for prop in Property.objects.filter(registrable_domain=domain).select_related("brand"):
+    connected = PlatformConnection.objects.filter(brand_id=OuterRef("brand_id"), is_enabled=True)
+    for prop in (
+        Property.objects.filter(registrable_domain=domain)
+        .select_related("brand")
+        .annotate(connected=Exists(connected))
+    ):
         hosts[prop.host] = (prop.brand_id, prop.id)
-        brands[prop.brand_id] = BrandInfo.of(prop.brand)
+        brands[prop.brand_id] = BrandInfo.of(prop.brand, connected=prop.connected)
     return {"hosts": hosts, "brands": brands}
 
 

@@ -3,7 +3,7 @@
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from .models import Brand, Property
+from .models import Brand, PlatformConnection, Property
 from .resolution import forget_domain
 
 
@@ -31,3 +31,10 @@ def _forget_brand(sender, instance, **kwargs):
         Property.objects.filter(brand_id=instance.pk).values_list("registrable_domain", flat=True)
     ):
         forget_domain(domain)
+
+
+@receiver(post_save, sender=PlatformConnection)
+@receiver(post_delete, sender=PlatformConnection)
+def _forget_connected_brand(sender, instance, **kwargs):
+    # An enabled connection hands the brand's orders off: its resolution says so (brands.resolution).
+    _forget_brand(sender, Brand(pk=instance.brand_id))
