@@ -500,11 +500,14 @@ _usable_key = SelectStatement(
 )
 
 
-# A delivery's connection by its platform and shop, with its brand's active flag (attribution/platforms/).
+# A delivery's connection by its platform and shop, with its brand's active flag and its property's host
+# (attribution/platforms/): one statement per delivery.
 connection_of_shop = SelectStatement(
     PlatformConnection,
     "connection",
-    f"FROM {PlatformConnection._meta.db_table} connection JOIN {Brand._meta.db_table} brand "
-    "ON brand.id = connection.brand_id WHERE connection.platform = %s AND connection.shop_domain = %s",
-    extra={"brand_is_active": "brand.is_active"},
+    f"FROM {PlatformConnection._meta.db_table} connection "
+    f"JOIN {Brand._meta.db_table} brand ON brand.id = connection.brand_id "
+    f"JOIN {Property._meta.db_table} property ON property.id = connection.property_id "
+    "WHERE connection.platform = %s AND connection.shop_domain = %s",
+    extra={"brand_is_active": "brand.is_active", "property_host": "property.host"},
 )

@@ -11,10 +11,15 @@ anything around an at sign in any of those spellings is redacted.
 The top-level `customer_email` is replaced whole by `sha256:` and its hash (`brands.hosts.hash_email`,
 which takes that form back as the hash, so a spooled event replays with the same known shopper).
 The top-level order id is the brand's own key for the order and is kept as sent, as the order itself is.
+
+A storefront platform's order (attribution/platforms/) also carries the shopper's name, addresses, phone
+number and browser: `keep_platform_body` keeps that order without them (docs/decisions.md, "What a platform's
+delivery keeps").
 """
 
 import json
 import re
+from decimal import Decimal
 
 from config.lib.jsontext import TOKEN
 
@@ -143,3 +148,55 @@ def keep_body(raw: bytes | str | None, *, preview: bool) -> str | None:
     text = text.removeprefix("\ufeff").replace("\x00", "\ufffd")
     kept = redact_body(text)
     return kept[:UNPARSED_PREVIEW_CHARS] if preview else kept
+
+
+# What a platform's order says of the shopper besides the email (hashed like every address): replaced whole.
+# Shopify: billing_address, shipping_address, customer.default_address, client_details, browser_ip, phone,
+# first_name, last_name; WooCommerce: billing, shipping, customer_ip_address, customer_user_agent.
+SHOPPER_DETAILS = frozenset(
+    {
+        "billing_address",
+        "shipping_address",
+        "default_address",
+        "addresses",
+        "client_details",
+        "browser_ip",
+        "phone",
+        "first_name",
+        "last_name",
+        "billing",
+        "shipping",
+        "customer_ip_address",
+        "customer_user_agent",
+    }
+)
+SHOPPER_REDACTED = "[shopper detail not kept]"
+
+
+def _without_shopper(value):
+    if isinstance(value, dict):
+        return {
+            redact_text(k): (
+                SHOPPER_REDACTED
+                if k in SHOPPER_DETAILS and value[k] not in (None, "", [], {})
+                else _without_shopper(v)
+            )
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_shopper(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+def _number(value):
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and "E" not in str(value) else float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def keep_platform_body(document) -> str:
+    """A storefront platform's order (parsed JSON) as the service keeps it: every address hashed and the
+    shopper's name, addresses, phone and browser left out; the rest as sent."""
+    return json.dumps(_without_shopper(document), ensure_ascii=False, separators=(",", ":"), default=_number)
