@@ -18,7 +18,7 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure
 
-from attribution.models import DeadLetter, SpoolBacklog, SpoolReplay
+from attribution.models import DeadLetter, PlatformDelivery, SpoolBacklog, SpoolReplay
 from health.alerts.models import Incident, Notification
 
 
@@ -52,6 +52,12 @@ def _dead_letters(cutoff: datetime) -> int:
     return DeadLetter.objects.filter(failed_at__lt=cutoff).delete()[0]
 
 
+def _platform_deliveries(cutoff: datetime) -> int:
+    # A delivery's id only guards against a copy of it: Shopify retries for about 4 hours. A copy arriving
+    # after its id went finds its order already received (already_received), so it still changes nothing.
+    return PlatformDelivery.objects.filter(received_at__lt=cutoff).delete()[0]
+
+
 def _failed_tasks(cutoff: datetime) -> int:
     # django-q keeps at most Q_CLUSTER["save_limit"] successful tasks itself, but every failure.
     return Failure.objects.filter(stopped__lt=cutoff).delete()[0]
@@ -70,6 +76,7 @@ PRUNES = [
     Prune("spool replay ledger rows", "spool_ledger", _spool_ledger),
     Prune("spool backlogs of servers that stopped reporting", "vanished_spools", _vanished_spools),
     Prune("dead letters", "dead_letters", _dead_letters),
+    Prune("storefront platforms' delivery ids", "platform_deliveries", _platform_deliveries),
     Prune("failed background tasks", "failed_tasks", _failed_tasks),
     Prune("expired sign-in sessions", "expired_sessions", _expired_sessions),
 ]
