@@ -54,6 +54,8 @@ def overview(request, chosen):
         "namespace": namespace,
         "summary": build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone()),
         "status": queries.integration_status(chosen.brand, now),
+        # The brand's storefront-platform connections: deliveries and the capture rate by path.
+        "platforms": queries.platform_figures(chosen.brand, period, is_test=namespace == "test"),
         # Events kept during a service-side fault and not processed yet, as the last replay run counted
         # them (attribution.spool.backlog: the database, never the spool directory).
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),

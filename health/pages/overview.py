@@ -65,6 +65,9 @@ class OutcomeLine:
     needs_action: bool
     group: str
     by_endpoint: dict[str, int] = field(default_factory=dict)
+    # The endpoints the overview has a column for, (value, label): the event API's three and the other ways in
+    # that sent something (build_overview); every endpoint when not set.
+    columns: list = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -72,8 +75,11 @@ class OutcomeLine:
 
     @property
     def endpoint_counts(self) -> list[tuple[str, str, int]]:
-        """(endpoint, its label, count) for every endpoint, in the order of the table's columns."""
-        return [(value, label, self.by_endpoint.get(value, 0)) for value, label in Endpoint.choices]
+        """(endpoint, its label, count) for every column of the table, in its order."""
+        return [
+            (value, label, self.by_endpoint.get(value, 0))
+            for value, label in self.columns or Endpoint.choices
+        ]
 
 
 @dataclass
@@ -197,15 +203,18 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
         key=lambda line: (not line.needs_action, order.index(line.group), -line.total, line.code),
     )
     orders = endpoints[Endpoint.ORDER_CONFIRMATION]
+    # The three event endpoints always have their line; the other ways in (a reconciliation, a
+    # platform's deliveries) only once they have sent something.
+    shown = [ep for ep in endpoints.values() if ep.endpoint in EVENT_ENDPOINTS or ep.total]
+    for line in ordered:
+        line.columns = [(ep.endpoint, ep.label) for ep in shown]
     return Overview(
         namespace=namespace,
         total=sum(line.total for line in ordered),
         other_namespace_total=other_total,
         outcome_lines=ordered,
         action_lines=[line for line in ordered if line.needs_action],
-        # The three event endpoints always have their line; the other ways in (a reconciliation, a
-        # platform's deliveries) only once they have sent something.
-        endpoint_lines=[ep for ep in endpoints.values() if ep.endpoint in EVENT_ENDPOINTS or ep.total],
+        endpoint_lines=shown,
         orders_total=orders.total,
         orders_accepted=accepted,
         orders_tracked=orders.took_effect,
