@@ -16,7 +16,8 @@ from enum import StrEnum
 
 from django.db import DatabaseError, connections, transaction
 
-from config.lib.statements import InsertStatement
+from brands.models import Creator, KnownShopper
+from config.lib.statements import InsertStatement, SelectStatement
 from health.log.recording import FAULTS, Receipt, record
 
 from . import changes, joins, orders
@@ -206,6 +207,18 @@ def _act(delivery: Delivery, *, received_at: datetime, receipt: Receipt | None) 
 # --- recording an order -------------------------------------------------------------------------------
 
 
+# The known shopper with its creator's name, as the decision reads it (attribution.orders.Lookups.shopper):
+# written out, since a platform's order always names the shopper.
+_shopper = SelectStatement(
+    KnownShopper,
+    "shopper",
+    f"FROM {KnownShopper._meta.db_table} shopper JOIN {Creator._meta.db_table} creator "
+    "ON creator.id = shopper.creator_id WHERE shopper.brand_id = %s AND shopper.email_hash = %s "
+    "AND creator.is_active",
+    extra={"creator_name": "creator.name"},
+)
+
+
 class _Remembered(orders.Lookups):
     """The decision's lookups, each read once per delivery: picking the code and the click reads them first."""
 
@@ -222,6 +235,14 @@ class _Remembered(orders.Lookups):
         if key not in self.codes:
             self.codes[key] = super().code(brand_id, code)
         return self.codes[key]
+
+    def shopper(self, brand_id, email_hash):
+        found = _shopper([brand_id, email_hash])
+        if found is not None:
+            found.creator = Creator(
+                pk=found.creator_id, brand_id=brand_id, name=found.creator_name, is_active=True
+            )
+        return found
 
 
 def _pick_code(delivery: Delivery, lookups: _Remembered) -> str | None:

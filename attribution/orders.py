@@ -90,7 +90,11 @@ def confirm_order(
     if rows is None:
         return result
     if via is not None or result.outcome == Outcome.SHOPIFY_HANDOFF:
-        # One order, two paths: the platform's webhook and the order confirmation (attribution.joins).
+        # One order, two paths: the platform's webhook and the order confirmation (attribution.joins), which
+        # keeps the click id sent for the other path.
+        rows.order["click_sent"] = (
+            OrderConfirmationSerializer.rules["clickId"].parse(payload.get("clickId")) or ""
+        )
         try:
             return joins.write_order(
                 rows, result, via=via, receipt=receipt, rejudge=_rejudger(payload, rows, lookups)
@@ -479,7 +483,6 @@ def _rows(*, brand, resolution, fields, decision, received_at) -> tuple[dict, di
         "click_id": decision.click.pk if decision.click else None,
         "discount_code_id": decision.discount_code.pk if decision.discount_code else None,
         "code_sent": fields.code or "",
-        "click_sent": fields.click_id or "",
         "creator_id": decision.creator_id,
         "received_at": received_at,
         "trace": decision.trace,

@@ -6,6 +6,7 @@ Every table that holds a brand's data carries `brand` and its uniqueness rules i
 data can later be partitioned or sharded by brand.
 """
 
+from collections.abc import Iterator
 from decimal import Decimal
 from functools import lru_cache
 from zoneinfo import available_timezones
@@ -273,13 +274,13 @@ class PlatformConnection(models.Model):
             self.secret_replaced_at = at or timezone.now()
         self.secret = sealing.seal(plain)
 
-    def signing_secrets(self, *, now) -> list[str]:
-        """The secrets a delivery may be signed with at `now`: the current one, and the one it replaced
-        within PLATFORM_PREVIOUS_SECRET_SECONDS."""
-        found = [sealing.unseal(self.secret)] if self.secret else []
+    def signing_secrets(self, *, now) -> Iterator[str]:
+        """The secrets a delivery may be signed with at `now`, each decrypted only when asked for: the current
+        one, then the one it replaced within PLATFORM_PREVIOUS_SECRET_SECONDS."""
+        if self.secret:
+            yield sealing.unseal(self.secret)
         if self.previous_secret and self.previous_is_fresh(now=now):
-            found.append(sealing.unseal(self.previous_secret))
-        return found
+            yield sealing.unseal(self.previous_secret)
 
     def previous_is_fresh(self, *, now) -> bool:
         return (

@@ -13,8 +13,8 @@ which takes that form back as the hash, so a spooled event replays with the same
 The top-level order id is the brand's own key for the order and is kept as sent, as the order itself is.
 
 A storefront platform's order (attribution/platforms/) also carries the shopper's name, addresses, phone
-number and browser: `keep_platform_body` keeps that order without them (docs/decisions.md, "What a platform's
-delivery keeps").
+number and browser: `keep_platform_body` keeps only the fields the service reads, addresses hashed
+(docs/decisions.md, "What a platform's delivery keeps").
 """
 
 import json
@@ -150,53 +150,16 @@ def keep_body(raw: bytes | str | None, *, preview: bool) -> str | None:
     return kept[:UNPARSED_PREVIEW_CHARS] if preview else kept
 
 
-# What a platform's order says of the shopper besides the email (hashed like every address): replaced whole.
-# Shopify: billing_address, shipping_address, customer.default_address, client_details, browser_ip, phone,
-# first_name, last_name; WooCommerce: billing, shipping, customer_ip_address, customer_user_agent.
-SHOPPER_DETAILS = frozenset(
-    {
-        "billing_address",
-        "shipping_address",
-        "default_address",
-        "addresses",
-        "client_details",
-        "browser_ip",
-        "phone",
-        "first_name",
-        "last_name",
-        "billing",
-        "shipping",
-        "customer_ip_address",
-        "customer_user_agent",
-    }
-)
-SHOPPER_REDACTED = "[shopper detail not kept]"
-
-
-def _without_shopper(value):
-    if isinstance(value, dict):
-        return {
-            redact_text(k): (
-                SHOPPER_REDACTED
-                if k in SHOPPER_DETAILS and value[k] not in (None, "", [], {})
-                else _without_shopper(v)
-            )
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_without_shopper(v) for v in value]
-    if isinstance(value, str):
-        return redact_text(value)
-    return value
-
-
 def _number(value):
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() and "E" not in str(value) else float(value)
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def keep_platform_body(document) -> str:
-    """A storefront platform's order (parsed JSON) as the service keeps it: every address hashed and the
-    shopper's name, addresses, phone and browser left out; the rest as sent."""
-    return json.dumps(_without_shopper(document), ensure_ascii=False, separators=(",", ":"), default=_number)
+def keep_platform_body(kept: dict) -> str:
+    """What the service keeps of a storefront platform's order: the fields its platform module reads (never the
+    shopper's name, addresses, phone or browser, which it does not read), every address in them hashed. The
+    module hashes the address fields it knows (`hashed`); an address anywhere else (a note, a cart attribute)
+    is found by redact_body's scan, which runs only when the text holds an at sign in some spelling."""
+    text = json.dumps(kept, ensure_ascii=False, separators=(",", ":"), default=_number)
+    return redact_body(text) if "@" in text or "%40" in text or "\\u" in text else text

@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef
 
 from .hosts import normalize_host, registrable_domain
-from .models import Brand, PlatformConnection, Property
+from .models import Brand, PlatformConnection, Property, connection_of_shop
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,33 @@ def forget_domain(domain: str) -> None:
     cache.delete(_cache_key(domain))
 
 
+# A storefront platform's connection by its shop (attribution/platforms/): every delivery of a shop reads the
+# same one, so each process keeps what it read for BRAND_RESOLUTION_LOCAL_SECONDS, as the hosts above. An edit
+# (a new secret, a disabled connection, an inactive brand) applies at once in the process that saved it, and
+# within those seconds everywhere else.
+_connections: OrderedDict[tuple[str, str], tuple[float, PlatformConnection | None]] = OrderedDict()
+
+
+def connection_for(platform: str, shop: str) -> PlatformConnection | None:
+    """The connection of `platform`'s `shop`, with its brand's active flag and its property's host; None if
+    there is none."""
+    now, key = clock(), (platform, shop)
+    held = _connections.get(key)
+    if held is not None and held[0] > now:
+        return held[1]
+    found = connection_of_shop([platform, shop])
+    _connections[key] = (now + settings.BRAND_RESOLUTION_LOCAL_SECONDS, found)
+    _connections.move_to_end(key)
+    if len(_connections) > LOCAL_MAX_DOMAINS:
+        _connections.popitem(last=False)
+    return found
+
+
+def forget_connections() -> None:
+    _connections.clear()
+
+
 def forget_all_locally() -> None:
     """Drop this process's copies (tests start from an empty cache; a clear of the shared cache needs it)."""
     _local.clear()
+    _connections.clear()

@@ -41,8 +41,14 @@ def seal(plain: str) -> str:
 
 
 def unseal(token: str) -> str:
-    """The secret a stored token holds; UnreadableSecret when no configured key opens it."""
+    """The secret a stored token holds; UnreadableSecret when no configured key opens it. Each process keeps
+    the secrets it opened (every delivery of a shop checks the same one; the process holds the keys anyway)."""
+    return _unseal(token, tuple(settings.PLATFORM_SECRET_KEYS), settings.SECRET_KEY)
+
+
+@lru_cache(maxsize=1024)
+def _unseal(token: str, keys: tuple[str, ...], secret_key: str) -> str:
     try:
-        return cipher().decrypt(token.encode("ascii")).decode("utf-8")
+        return _cipher(keys, secret_key).decrypt(token.encode("ascii")).decode("utf-8")
     except (InvalidToken, ValueError) as exc:
         raise UnreadableSecret("the signing secret cannot be decrypted with the configured keys") from exc

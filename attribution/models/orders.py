@@ -44,10 +44,12 @@ class Order(models.Model):
     trace = models.JSONField(default=list, blank=True)
     # Which ways in saw the order (docs/decisions.md, "One order, two paths"): an order confirmation (the
     # brand's page or server) and a storefront platform's webhook (attribution.joins).
-    via_api = models.BooleanField(default=True)
-    via_platform = models.BooleanField(default=False)
+    # Database defaults too, so the rows of a statement written by hand that names none of them (the bench's
+    # pools, its floor) are orders of the order confirmation.
+    via_api = models.BooleanField(default=True, db_default=True)
+    via_platform = models.BooleanField(default=False, db_default=False)
     # The click id the order confirmation sent, as sent: a handed-off order keeps it for the platform's order.
-    click_sent = models.CharField(max_length=255, blank=True, default="")
+    click_sent = models.CharField(max_length=255, blank=True, default="", db_default="")
     # The platform's time of the last change applied (its updated_at): an older version arriving later is ignored.
     platform_changed_at = models.DateTimeField(null=True, blank=True)
 

@@ -10,14 +10,16 @@ transaction (attribution.deliveries): a redelivery (200 redelivery), a topic or 
 
 Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row (within
 a limit per connection, or per address for an unknown shop), and its delivery id is never taken. Secrets
-and signatures are never stored or logged; the body is kept without the shopper's details
+and signatures are never stored or logged; the body is kept as the fields the platform module reads
 (brands.privacy.keep_platform_body).
 """
 
 import base64
 import hashlib
 import hmac
+import json
 import logging
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -32,10 +34,11 @@ from attribution.api import throttles
 from attribution.deliveries import Action, Delivery, PlatformOrder
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
-from attribution.parsing import FieldError, loads_strict, parse_bool, parse_timestamp
+from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
 from brands.hosts import normalize_host
-from brands.models import PlatformConnection, connection_of_shop
+from brands.models import PlatformConnection
 from brands.privacy import hashed, keep_platform_body
+from brands.resolution import connection_for
 from brands.sealing import UnreadableSecret
 from config.lib.clients import client_address
 from health.log.recording import FAULTS, EventRecord, Receipt, count_unresolved_host, record
@@ -80,6 +83,11 @@ class Receiver(View):
     def ping_of(self, request, body: bytes) -> str | None:
         """The webhook id when this is the platform's ping (no order, no signature); None otherwise."""
         return None
+
+    def kept(self, order: dict) -> dict:
+        """What the outcome log keeps of the platform's order: the fields read, as sent (addresses hashed by
+        brands.privacy.keep_platform_body); nothing of the shopper's details, which are not read."""
+        raise NotImplementedError
 
     def read(self, *, topic: str, document, connection: PlatformConnection) -> Read:
         """The platform's order shape read into what the delivery asks, for a topic of `topics` (no database
@@ -129,7 +137,7 @@ class Receiver(View):
             return _json(
                 envelope(success=True, outcome=Outcome.PING, text=say("platform.ping", webhook=webhook)), 200
             )
-        connection = connection_of_shop([self.platform, shop]) if shop else None
+        connection = connection_for(self.platform, shop) if shop else None
         if connection is None:
             text = (
                 say("platform.unknown_shop", platform=self.name, shop=shop)
@@ -174,7 +182,7 @@ class Receiver(View):
         )
         read = Read(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
         try:
-            document = loads_strict(body)
+            document = loads_order(body)
         except (ValueError, RecursionError) as exc:
             if topic in self.topics:
                 read = Read(
@@ -182,7 +190,8 @@ class Receiver(View):
                     refusal=[Outcome.INVALID_PARAMS, say("platform.not_json", problem=_short(exc))],
                 )
         else:
-            receipt.request.update(body=keep_platform_body(document), body_parsed=True)
+            if isinstance(document, dict):
+                receipt.request.update(body=keep_platform_body(self.kept(document)), body_parsed=True)
             if topic in self.topics:
                 read = self.read(topic=topic, document=document, connection=connection)
         delivery.action, delivery.order, delivery.note, delivery.refusal = (
@@ -245,13 +254,18 @@ class Receiver(View):
         the signature-failure limit per connection), else in the log of no brand (within the limit per address)."""
         at = receipt.request["received_at"]
         if connection is None and shop and result.outcome != Outcome.UNKNOWN_SHOP:
-            connection = connection_of_shop([self.platform, shop])
+            connection = connection_for(self.platform, shop)
         if connection is not None:
             result.brand_id = connection.brand_id
             rate = settings.API_THROTTLE_RATES.get("signature_failures")
             allowed = not rate or throttles.hit(f"signature_failures:{connection.pk}", rate=rate)[0]
             if allowed:
-                _record(receipt.event(result), delivery=_refused_delivery(connection, request, self, at))
+                # Signature failures are counted per connection for the overview; a body over the limit is not one.
+                refused = _refused_delivery(connection, request, self, at)
+                _record(
+                    receipt.event(result),
+                    delivery=refused if result.outcome == Outcome.INVALID_SIGNATURE else None,
+                )
         else:
             rate = settings.API_THROTTLE_RATES.get("brandless_events")
             if not rate or throttles.hit(f"brandless_events:{client_address(request)}", rate=rate)[0]:
@@ -267,8 +281,24 @@ class Receiver(View):
         return _json(result.body(), result.http_status, headers=headers)
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads_order(raw: bytes):
+    """A platform's JSON body: UTF-8, no NaN or Infinity, decimals as Decimal. Unlike an order event's
+    (attribution.parsing.loads_strict) a key named twice is not refused: the platforms write their own bodies,
+    and checking every object of a big order costs a call per object."""
+    text = raw.decode("utf-8-sig")
+    document = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+    # Only \u escapes can produce what no text column holds (U+0000, a lone surrogate).
+    if "\\u" in text and holds_unstorable_text(document):
+        raise ValueError("a string holds \\u0000 or an unpaired surrogate such as \\ud800")
+    return document
+
+
 def _signed(body: bytes, secret: str, given: str) -> bool:
-    expected = base64.b64encode(hmac.new(secret.encode(), body, hashlib.sha256).digest())
+    expected = base64.b64encode(hmac.digest(secret.encode(), body, "sha256"))
     return hmac.compare_digest(expected, given.encode("utf-8", "replace"))
 
 

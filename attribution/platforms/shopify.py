@@ -15,6 +15,7 @@ from attribution.deliveries import Action, PlatformOrder
 from attribution.links import CLICK_ID_PARAM
 from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
+from brands.privacy import hashed
 
 from .base import Read, Receiver, body_digest, email_kept, flag, moment
 
@@ -25,6 +26,33 @@ TOPICS = {
     "orders/updated": Action.FOLLOW,
     "orders/cancelled": Action.CANCEL,
 }
+# What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
+KEPT = (
+    "id",
+    "name",
+    "order_number",
+    "email",
+    "contact_email",
+    "currency",
+    "presentment_currency",
+    "subtotal_price",
+    "current_subtotal_price",
+    "total_price",
+    "current_total_price",
+    "total_tax",
+    "total_discounts",
+    "financial_status",
+    "cancelled_at",
+    "cancel_reason",
+    "test",
+    "landing_site",
+    "referring_site",
+    "note_attributes",
+    "discount_codes",
+    "source_name",
+    "created_at",
+    "updated_at",
+)
 # financial_status values of an order whose money went back, or never came.
 NOT_PAID_FOR = frozenset({"refunded", "voided"})
 
@@ -43,6 +71,16 @@ class ShopifyReceiver(Receiver):
 
     def delivery_id_of(self, request, body: bytes) -> str:
         return request.META.get("HTTP_X_SHOPIFY_WEBHOOK_ID", "").strip() or f"sha256:{body_digest(body)}"
+
+    def kept(self, order: dict) -> dict:
+        kept = {name: order[name] for name in KEPT if name in order}
+        customer = order.get("customer")
+        if isinstance(customer, dict):
+            kept["customer"] = {name: customer[name] for name in ("id", "email") if name in customer}
+        for holder, name in ((kept, "email"), (kept, "contact_email"), (kept.get("customer", {}), "email")):
+            if isinstance(holder.get(name), str) and holder[name].strip():
+                holder[name] = hashed(holder[name])
+        return kept
 
     def read(self, *, topic, document, connection) -> Read:
         if not isinstance(document, dict):

@@ -18,12 +18,31 @@ from decimal import Decimal, InvalidOperation
 from attribution.deliveries import Action, PlatformOrder
 from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
+from brands.privacy import hashed
 
 from .base import Read, Receiver, body_digest, email_kept, moment
 
 META_KEYS = frozenset({"sms_click_id", "_sms_click_id"})  # where a store's checkout keeps the click cookie
 PAID = frozenset({"processing", "completed"})
 UNDONE = frozenset({"cancelled", "refunded"})
+# What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
+KEPT = (
+    "id",
+    "number",
+    "status",
+    "currency",
+    "total",
+    "discount_total",
+    "shipping_total",
+    "total_tax",
+    "refunds",
+    "customer_id",
+    "created_via",
+    "payment_method",
+    "date_created_gmt",
+    "date_modified_gmt",
+    "date_paid_gmt",
+)
 _PING = re.compile(rb"webhook_id=([0-9]{1,20})")
 
 
@@ -47,6 +66,23 @@ class WooCommerceReceiver(Receiver):
             return None
         found = _PING.fullmatch(body.strip())
         return found.group(1).decode() if found else None
+
+    def kept(self, order: dict) -> dict:
+        kept = {name: order[name] for name in KEPT if name in order}
+        if isinstance(order.get("coupon_lines"), list):
+            kept["coupon_lines"] = [
+                {name: c.get(name) for name in ("code", "discount")}
+                for c in order["coupon_lines"]
+                if isinstance(c, dict)
+            ]
+        if isinstance(order.get("meta_data"), list):
+            kept["meta_data"] = [
+                m for m in order["meta_data"] if isinstance(m, dict) and m.get("key") in META_KEYS
+            ]
+        email = order["billing"].get("email") if isinstance(order.get("billing"), dict) else None
+        if isinstance(email, str) and email.strip():
+            kept["billing"] = {"email": hashed(email)}
+        return kept
 
     def read(self, *, topic, document, connection) -> Read:
         if not isinstance(document, dict):

@@ -41,7 +41,7 @@ def test_the_secret_is_kept_encrypted_and_read_back_for_signing(prop):
 
     stored = PlatformConnection.objects.get(pk=connection.pk)
     assert SECRET not in stored.secret
-    assert stored.signing_secrets(now=timezone.now()) == [SECRET]
+    assert list(stored.signing_secrets(now=timezone.now())) == [SECRET]
 
 
 def test_a_replaced_secret_still_verifies_for_an_hour_then_no_more(prop):
@@ -52,8 +52,8 @@ def test_a_replaced_secret_still_verifies_for_an_hour_then_no_more(prop):
 
     within = replaced_at + timedelta(minutes=59)
     after = replaced_at + timedelta(minutes=61)
-    assert connection.signing_secrets(now=within) == ["the-new-secret", SECRET]
-    assert connection.signing_secrets(now=after) == ["the-new-secret"]
+    assert list(connection.signing_secrets(now=within)) == ["the-new-secret", SECRET]
+    assert list(connection.signing_secrets(now=after)) == ["the-new-secret"]
     assert connection.replaced_secret() == SECRET  # kept to tell a stale signature from a forged one
 
 
@@ -62,7 +62,7 @@ def test_a_secret_sealed_under_other_keys_cannot_be_read(prop, settings):
     settings.PLATFORM_SECRET_KEYS = [Fernet.generate_key().decode()]
 
     with pytest.raises(sealing.UnreadableSecret):
-        connection.signing_secrets(now=timezone.now())
+        list(connection.signing_secrets(now=timezone.now()))
 
 
 def test_the_first_configured_key_seals_and_the_others_still_open(prop, settings):
@@ -71,7 +71,7 @@ def test_the_first_configured_key_seals_and_the_others_still_open(prop, settings
     connection = connect(prop)
     settings.PLATFORM_SECRET_KEYS = [new, old]
 
-    assert connection.signing_secrets(now=timezone.now()) == [SECRET]
+    assert list(connection.signing_secrets(now=timezone.now())) == [SECRET]
     assert Fernet(new.encode()).decrypt(sealing.seal("x").encode()) == b"x"
 
 
@@ -147,7 +147,7 @@ def test_the_admin_takes_the_secret_and_never_shows_it_back(manager_client, prop
     )
     assert response.status_code == 302, response.content.decode()[:3000]
     connection = PlatformConnection.objects.get()
-    assert connection.signing_secrets(now=timezone.now()) == [SECRET]
+    assert list(connection.signing_secrets(now=timezone.now())) == [SECRET]
 
     for page in (
         f"/admin/brands/platformconnection/{connection.pk}/change/",

@@ -257,7 +257,7 @@ def _shopify_connection(brand, prop) -> dict:
     connection.amount_counted = PlatformConnection.Amount.SUBTOTAL
     connection.order_id_source = PlatformConnection.OrderId.ID
     try:
-        kept = connection.signing_secrets(now=timezone.now())[:1] if connection.secret else []
+        kept = [next(connection.signing_secrets(now=timezone.now()))] if connection.secret else []
     except UnreadableSecret:  # sealed under keys this installation no longer has
         kept, connection.previous_secret, connection.secret = [], "", ""
     if kept != [secret]:

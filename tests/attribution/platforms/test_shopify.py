@@ -17,6 +17,7 @@ from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET
 from tests.attribution.platforms.payloads import shopify_order
 from tests.factories import BrandFactory, ClickFactory, DiscountCodeFactory, KnownShopperFactory
+from tests.faults import failing_writes_to
 
 URL = "/api/platforms/shopify"
 ORDER = "5820398473216"
@@ -566,8 +567,7 @@ def test_a_delivery_the_database_refuses_is_spooled_answered_200_and_replayed_on
     shopify, shop, prop, creator, monkeypatch
 ):
     click = ClickFactory(property=prop, creator=creator)
-    with monkeypatch.context() as patch:
-        patch.setattr("attribution.joins._insert_order", _refuse)
+    with failing_writes_to("attribution_order"):
         response = shopify("orders/create", shopify_order(note_attributes=[("sms_click_id", click.click_id)]))
 
     assert response.status_code == 200
@@ -590,8 +590,7 @@ def test_a_delivery_the_database_refuses_is_spooled_answered_200_and_replayed_on
 
 
 def test_a_redelivery_of_a_spooled_delivery_counts_once(shopify, shop, monkeypatch):
-    with monkeypatch.context() as patch:
-        patch.setattr("attribution.joins._insert_order", _refuse)
+    with failing_writes_to("attribution_order"):
         shopify("orders/create", shopify_order(), x_shopify_webhook_id="kept-then-retried")
     replay_all()
 
@@ -604,12 +603,12 @@ def test_a_redelivery_of_a_spooled_delivery_counts_once(shopify, shop, monkeypat
 def test_a_delivery_that_could_not_be_kept_is_answered_503_for_the_platform_to_retry(
     shopify, shop, monkeypatch
 ):
-    monkeypatch.setattr("attribution.joins._insert_order", _refuse)
     monkeypatch.setattr(
         "attribution.spool._write", lambda document: (_ for _ in ()).throw(OSError("disk full"))
     )
 
-    response = shopify("orders/create", shopify_order())
+    with failing_writes_to("attribution_order"):
+        response = shopify("orders/create", shopify_order())
 
     assert response.status_code == 503
     assert response.json()["success"] is False
@@ -617,7 +616,7 @@ def test_a_delivery_that_could_not_be_kept_is_answered_503_for_the_platform_to_r
 
 
 def test_a_delivery_that_cannot_be_verified_with_the_database_away_is_503(shopify, shop, monkeypatch):
-    monkeypatch.setattr("attribution.platforms.base.connection_of_shop", _refuse)
+    monkeypatch.setattr("brands.resolution.connection_of_shop", _refuse)
 
     response = shopify("orders/create", shopify_order())
 
@@ -628,3 +627,19 @@ def test_a_delivery_that_cannot_be_verified_with_the_database_away_is_503(shopif
         "error": "The delivery could not be verified or kept on our side; the platform sends it again. "
         "Nothing to change.",
     }
+
+
+def test_a_replaced_secret_no_key_opens_any_more_does_not_stop_the_current_one(shopify, shop, settings):
+    """The keys changed after a rotation: the current secret was sealed again, the replaced one cannot be read."""
+    from cryptography.fernet import Fernet
+
+    settings.PLATFORM_SECRET_KEYS = [Fernet.generate_key().decode()]
+    shop.secret = ""
+    shop.set_secret(SHOPIFY_SECRET)
+    shop.previous_secret = "gAAAAAsealed-under-a-key-long-gone"
+    shop.secret_replaced_at = timezone.now()
+    shop.save()
+
+    response = shopify("orders/create", shopify_order())
+
+    assert response.json()["outcome"] == "no_attribution"

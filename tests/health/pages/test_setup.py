@@ -337,7 +337,7 @@ def test_the_same_shop_again_replaces_the_secret_and_keeps_one_connection(client
 
     connection = brand.platform_connections.get()
     assert connection.amount_counted == "total"
-    assert connection.signing_secrets(now=connection.secret_replaced_at) == ["the-new-secret", SECRET]
+    assert list(connection.signing_secrets(now=connection.secret_replaced_at)) == ["the-new-secret", SECRET]
 
 
 def test_a_new_connection_needs_its_secret_and_a_shopify_domain(client, alice, brand, prop):
