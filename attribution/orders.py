@@ -18,7 +18,7 @@ from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.lib.statements import SelectStatement
 from health.log.recording import Receipt
 
-from . import store
+from . import joins, store
 from . import trace as why
 from .models import Attribution, Click, Order
 from .money import commission_amount
@@ -69,16 +69,39 @@ def confirm_order(
     receipt: Receipt | None = None,
     judged_at: datetime | None = None,
     lookups: "Lookups | None" = None,
+    via: joins.Via | None = None,
 ) -> Result:
     """Judge one order confirmation in the decision order (docs/decisions.md) and store the order it
     decides on, with the request's outcome row when the API hands its `receipt` (one statement on
     PostgreSQL, attribution.store). Spool replay and the setup page record their own rows.
 
     A reconciliation creates a missing order with `judged_at`, when the book says it was placed: the
-    attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once."""
-    result, rows = _judge(payload=payload, received_at=received_at, judged_at=judged_at, lookups=lookups)
+    attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once.
+
+    A storefront platform's order comes `via` its webhook (attribution.deliveries), in this payload's shape:
+    decided without the hand-off step, and joined with the brand's order confirmation of the same order."""
+    result, rows = _judge(
+        payload=payload,
+        received_at=received_at,
+        judged_at=judged_at,
+        lookups=lookups,
+        via_platform=via is not None,
+    )
     if rows is None:
         return result
+    if via is not None or result.outcome == Outcome.SHOPIFY_HANDOFF:
+        # One order, two paths: the platform's webhook and the order confirmation (attribution.joins), which
+        # keeps the click id sent for the other path.
+        rows.order["click_sent"] = (
+            OrderConfirmationSerializer.rules["clickId"].parse(payload.get("clickId")) or ""
+        )
+        try:
+            return joins.write_order(
+                rows, result, via=via, receipt=receipt, rejudge=_rejudger(payload, rows, lookups)
+            )
+        except DatabaseError:
+            logger.exception("order insert failed", extra={"brand_id": result.brand_id})
+            return result.set(Outcome.INSERT_FAILED, say("insert_failed"))
     try:
         stored = store.write_order(rows, event=receipt.event(result) if receipt else None)
     except DatabaseError:
@@ -90,7 +113,12 @@ def confirm_order(
 
 
 def _judge(
-    *, payload, received_at: datetime, judged_at: datetime | None = None, lookups: "Lookups | None" = None
+    *,
+    payload,
+    received_at: datetime,
+    judged_at: datetime | None = None,
+    lookups: "Lookups | None" = None,
+    via_platform: bool = False,
 ) -> tuple[Result, store.OrderRows | None]:
     """Reads only: the result, and the order to store if there is one."""
     if not isinstance(payload, dict):
@@ -120,6 +148,7 @@ def _judge(
         fields=fields,
         received_at=judged_at or received_at,
         lookups=lookups,
+        via_platform=via_platform,
     )
     if decision.outcome == Outcome.CLICK_NOT_FOUND:
         # Step 7 comes before step 10: a repeat of a stored order is a duplicate whatever its click.
@@ -251,14 +280,15 @@ def _decide(
     fields: _Confirmation,
     received_at,
     lookups: Lookups | None = None,
+    via_platform: bool = False,
 ) -> _Decision:
     """Steps 8-13 of the decision order: reads only; the order is stored afterwards. Each signal consulted
     adds its step to the trace (attribution.trace), which is stored with the order. The click window is
-    judged at `received_at`."""
+    judged at `received_at`. A platform's order (`via_platform`) is the one the hand-off step hands off to."""
     lookups = lookups or _DATABASE
     if resolution.is_unregistered_property:
         return _Decision(Outcome.UNREGISTERED_PROPERTY, detail=resolution.host or "")
-    if brand.storefront_handles_orders:
+    if brand.storefront_handles_orders and not via_platform:
         return _Decision(Outcome.SHOPIFY_HANDOFF)
 
     trace: list[dict] = []
@@ -316,6 +346,57 @@ def _decide(
         trace.append(why.shopper_not_known())
 
     return _Decision(fallback or Outcome.NO_ATTRIBUTION, trace=trace)
+
+
+def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> joins.Rejudge:
+    """How attribution.joins decides a joined order again: steps 10-13 with the signals of both paths, the
+    shopper as this arrival names them; a click id that matches no click is left out (noted in the trace)."""
+    order = rows.order
+    email_hash = OrderConfirmationSerializer.rules["customer_email"].parse(payload.get("customer_email"))
+
+    def rejudge(
+        *, click_id, code, is_returning_customer, amount, currency, property_id, host, at
+    ) -> joins.Judged:
+        brand = resolve_host(host).brand
+        fields = _Confirmation(
+            order_id=order["order_id"],
+            amount=amount,
+            currency=currency,
+            is_test=order["is_test"],
+            is_returning_customer=is_returning_customer,
+            click_id=click_id,
+            code=code,
+            email_hash=email_hash,
+            return_window_closes_at=order["return_window_closes_at"],
+        )
+        resolution = Resolution(host=host, brand=brand, property_id=property_id)
+        decision = _decide(
+            brand=brand,
+            resolution=resolution,
+            fields=fields,
+            received_at=at,
+            lookups=lookups,
+            via_platform=True,
+        )
+        if decision.outcome == Outcome.CLICK_NOT_FOUND:
+            unknown = decision.trace
+            fields = dataclasses.replace(fields, click_id=None)
+            decision = _decide(
+                brand=brand,
+                resolution=resolution,
+                fields=fields,
+                received_at=at,
+                lookups=lookups,
+                via_platform=True,
+            )
+            decision.trace = [*unknown, *decision.trace]
+        decided, commission = _rows(
+            brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=at
+        )
+        decided["click_sent"] = click_id or ""
+        return joins.Judged(decision.outcome, _message(decision), decided, commission)
+
+    return rejudge
 
 
 def _host_of(property_id: int | None) -> str:

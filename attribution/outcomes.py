@@ -33,11 +33,19 @@ class Outcome(StrEnum):
     INVALID_PARAMS = "invalid_params"
     UNAUTHORIZED = "unauthorized"
     RATE_LIMITED = "rate_limited"
+    # A storefront platform's webhook deliveries (attribution/platforms/; docs/api.md, "Storefront platforms").
+    INVALID_SIGNATURE = "invalid_signature"
+    UNKNOWN_SHOP = "unknown_shop"
+    CONNECTION_DISABLED = "connection_disabled"
+    REDELIVERY = "redelivery"
+    ALREADY_RECEIVED = "already_received"
+    IGNORED = "ignored"
     # Answers that are not events and are never recorded (docs/api.md, "Answers that are not events").
     FOUND = "found"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     OPTIONS = "options"
+    PING = "ping"
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,28 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
         "Too many requests",
         "Slow down and retry after the number of seconds in Retry-After.",
     ),
+    Outcome.INVALID_SIGNATURE: OutcomeInfo(
+        401,
+        "Webhook signature missing or wrong: nothing was recorded",
+        "Paste the signing secret your platform shows into the connection on your Setup page (Shopify: "
+        "Settings → Notifications → Webhooks; WooCommerce: the webhook's Secret). The platform sends the "
+        "delivery again, and it counts once the secret matches.",
+    ),
+    Outcome.UNKNOWN_SHOP: OutcomeInfo(
+        401,
+        "No connection for the shop that sent this webhook",
+        "Add the shop on your Setup page with the exact domain the platform sends: name.myshopify.com for "
+        "Shopify, the WordPress site's host for WooCommerce.",
+    ),
+    Outcome.CONNECTION_DISABLED: OutcomeInfo(
+        200,
+        "Connection disabled or brand inactive: the delivery changed nothing",
+        "Enable the connection on your Setup page, or remove the webhook from your shop; if your brand was "
+        "deactivated, ask your account manager.",
+    ),
+    Outcome.REDELIVERY: OutcomeInfo(200, "Sent again by the platform: the first delivery counted"),
+    Outcome.ALREADY_RECEIVED: OutcomeInfo(200, "Order already received from the platform: nothing changed"),
+    Outcome.IGNORED: OutcomeInfo(200, "Nothing to do for this topic or order status"),
     Outcome.FOUND: OutcomeInfo(200, "Order found (read API)", recorded=False),
     Outcome.NOT_FOUND: OutcomeInfo(
         404, "No such endpoint", "Check the path against /api/docs/.", recorded=False
@@ -144,6 +174,7 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
         405, "Method not allowed", "Send POST (the read API: GET).", recorded=False
     ),
     Outcome.OPTIONS: OutcomeInfo(200, "What this endpoint takes", recorded=False),
+    Outcome.PING: OutcomeInfo(200, "WooCommerce's ping when a webhook is saved", recorded=False),
 }
 
 assert set(OUTCOMES) == set(Outcome), "every outcome needs its status, label and fix"
@@ -178,6 +209,37 @@ BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
         "fix": "Send new_order_amount as a plain number of 0 or more without symbols or markup, such as 49.90.",
     },
 }
+
+
+# The same on each storefront platform's receiver (the outcome log's endpoints "shopify" and "woocommerce"). An
+# unusable order is answered 200 there, not 400 (a retry would bring the same payload), with these words.
+_ON_PLATFORMS: dict[Outcome, dict[str, str]] = {
+    Outcome.TRACKED: {
+        "label": "Took effect: the order was attributed, or its commission followed the platform"
+    },
+    Outcome.SHOPIFY_HANDOFF: {"label": "Order recorded from the platform, not attributed"},
+    Outcome.INVALID_PARAMS: {
+        "label": "The platform's order could not be read (its body, currency or a field)",
+        "fix": "A retry would bring the same payload: check that the webhook's format is JSON and that nothing "
+        "rewrites its body on the way; the event's page says which field.",
+    },
+    Outcome.INVALID_ORDER_ID: {
+        "label": "The platform's order id is missing or unusable",
+        "fix": "Check the connection's order id option on your Setup page; the event's page says what came.",
+    },
+    Outcome.INVALID_ORDER_AMOUNT: {
+        "label": "The platform's order amount is missing, 0 or not a plain number",
+        "fix": "An order of 0 earns nothing; otherwise check the connection's amount option on your Setup "
+        "page, and that nothing rewrites the webhook's body on the way.",
+    },
+}
+BY_ENDPOINT.update(
+    {
+        (outcome, endpoint): words
+        for endpoint in ("shopify", "woocommerce")
+        for outcome, words in _ON_PLATFORMS.items()
+    }
+)
 
 
 def info(outcome: Outcome | str, endpoint: str = "") -> OutcomeInfo | None:
@@ -262,6 +324,38 @@ TEXTS: dict[str, str] = {
     "change.updated_after_payment_unchanged": " It was already paid; the amount is unchanged, so nothing is billed.",
     "change.cancel_failed": "Event received; cancelling failed on our side and the event is kept for "
     "processing. Nothing to change.",
+    # a storefront platform's webhook deliveries (attribution/platforms/, attribution.deliveries)
+    "platform.unknown_shop": "No connection for the {platform} shop {shop}. Fix: add it on your Setup page.",
+    "platform.no_shop": "The {header} header is missing: no shop to find. Fix: send the webhook from the "
+    "platform itself.",
+    "platform.no_signature": "The {header} header is missing. Fix: send the webhook from the platform, which "
+    "signs each delivery with the connection's secret.",
+    "platform.bad_signature": "The {header} header does not match the body signed with the connection's "
+    "secret. Fix: paste the signing secret your platform shows into the connection on your Setup page.",
+    "platform.stale_signature": "The delivery was signed with the secret this connection replaced on "
+    "{replaced}. Fix: paste the secret your platform shows now into the connection on your Setup page.",
+    "platform.not_kept": "The delivery could not be verified or kept on our side; the platform sends it again. "
+    "Nothing to change.",
+    "platform.too_large": "The body is larger than {limit} KiB; nothing was read.",
+    "platform.disabled": "The {platform} connection of {shop} is disabled: the delivery changed nothing.",
+    "platform.brand_inactive": "The brand of the {platform} shop {shop} is inactive: the delivery changed "
+    "nothing.",
+    "platform.redelivery": "Delivery {delivery} was already received; this copy changed nothing.",
+    "platform.already_received": "Order {order_id} was already received from the platform; nothing changed.",
+    "platform.joined_commission": "Order {order_id} joined its order confirmation, whose commission stands.",
+    "platform.ignored_topic": "Topic {topic} asks nothing of this service; the delivery was recorded and ignored.",
+    "platform.ignored_status": "Order {order_id} is {status}: it is recorded once it is paid (processing or "
+    "completed).",
+    "platform.not_received": "No {namespace} order {order_id} was received; nothing to follow.",
+    "platform.deleted_by_number": "A deleted order's body carries only its id, and this connection names orders "
+    "by their number: nothing to cancel. Fix: cancel the order before deleting it, or name orders by id.",
+    "platform.unchanged": "Order {order_id}: its counted amount ({total} {currency}) did not change.",
+    "platform.older_version": "Order {order_id}: this version ({changed_at}) is older than one already "
+    "applied; ignored.",
+    "platform.not_json": "The body is not JSON ({problem}).",
+    "platform.not_an_order": "The body is not an order object.",
+    "platform.ping": "Webhook {webhook} reached the service. Deliveries are verified with the connection's secret.",
+    "platform.recorded": "{text} (Recorded from {platform}.)",
     # a reconciliation's changes (attribution.reconciliation.applying)
     "reconciliation.cancelled": "The commission of order {order_id} was cancelled: the order book cancelled it.",
     "reconciliation.updated": "The commission of order {order_id} now follows the order book's total {total} {currency}.",

@@ -8,7 +8,9 @@ fails while the database answers is moved to the dead letters (attribution.repla
 
 What a file keeps: the body as the outcome log keeps it, every shopper's address replaced by its hash
 (brands.privacy), and never the Authorization header: a spooled cancel or update keeps the key's prefix
-and SHA-512 hash, which is what the key table stores, so the key can be checked again on replay.
+and SHA-512 hash, which is what the key table stores, so the key can be checked again on replay. A
+storefront platform's delivery, verified on arrival, keeps no signature: it keeps the delivery as the
+service read it (attribution.deliveries.Delivery), which replay runs.
 
 No page reads the directory: each replay run leaves a count of what still waits (SpoolBacklog), and
 `backlog()` / `pending_count()` read that and the dead letters from the database.
@@ -51,6 +53,7 @@ class SpooledEntry:
     answered: str = ""  # the outcome the caller was answered: insert_failed or handler_error
     attempts: int = 0  # replay runs that failed on it while the database answered
     document: dict = field(default_factory=dict, repr=False)
+    event: dict | None = None  # a platform's delivery as read on arrival (attribution.deliveries.Delivery)
 
 
 def spool_dir() -> Path:
@@ -111,11 +114,15 @@ def keep_event(
     authorization: str = "",
     brand_id: int | None = None,
     answered: str = "",
+    event: dict | None = None,
 ) -> Path:
-    """Spool a request that was not processed, so replay_spool can process it."""
+    """Spool a request that was not processed, so replay_spool can process it; a platform's delivery with
+    its `event` as read on arrival."""
     prefix, digest = key_fingerprint(authorization)
+    extra = {"event": event} if event is not None else {}
     return _write(
         {
+            **extra,
             "spool_id": uuid.uuid4().hex,
             "kind": EVENT,
             "brand_id": brand_id,  # when known at arrival: the brand's health view counts it
@@ -171,6 +178,7 @@ def _entry(path: Path | None, doc: dict) -> SpooledEntry:
         answered=doc.get("answered", ""),
         attempts=doc.get("attempts", 0),
         document=doc,
+        event=doc.get("event"),
     )
 
 
@@ -207,6 +215,7 @@ def dead_letter(entry: SpooledEntry, *, reason: str) -> DeadLetter:
             "key_prefix": entry.key_prefix,
             "key_hash": entry.key_hash,
             "record": entry.record,
+            "event": entry.event,
             "reason": reason,
             "attempts": max(entry.attempts, 1),
             "failed_at": timezone.now(),
@@ -232,6 +241,7 @@ def entry_of(letter: DeadLetter) -> SpooledEntry:
         brand_id=letter.brand_id,
         answered=letter.answered,
         attempts=letter.attempts,
+        event=letter.event,
     )
 
 

@@ -15,6 +15,9 @@ class Signal(StrEnum):
     CLICK = "click"
     CODE = "code"
     SHOPPER = "shopper"
+    # Not a signal the decision weighs: where the signals came from when one order arrived by two paths
+    # (the storefront platform's webhook and the order confirmation; attribution.joins).
+    JOIN = "join"
 
 
 class StepResult(StrEnum):
@@ -31,6 +34,8 @@ class StepResult(StrEnum):
     BLACKLISTED_CODE = "blacklisted_code"
     # known shopper
     NOT_KNOWN = "not_known"
+    # the platform's order and the order confirmation
+    JOINED = "joined"
 
 
 # What each signal can answer, in the docs' order (docs/api.md, "The decision's trace").
@@ -50,12 +55,14 @@ RESULTS = {
         StepResult.BANNED_USER,
     ),
     Signal.SHOPPER: (StepResult.ATTRIBUTED, StepResult.NOT_KNOWN),
+    Signal.JOIN: (StepResult.JOINED,),
 }
 
 SIGNAL_LABELS = {
     Signal.CLICK: "Creator link click",
     Signal.CODE: "Discount code",
     Signal.SHOPPER: "Known shopper",
+    Signal.JOIN: "Platform order and order confirmation",
 }
 
 
@@ -155,6 +162,18 @@ def shopper_not_known() -> dict:
     )
 
 
+def joined(*, platform: str, first: str, taken: list[str]) -> dict:
+    """One order arrived by the platform's webhook and by the order confirmation: which came first, and what
+    the decision took from the order confirmation because the platform's order carried none."""
+    detail = f"the {platform} order and the order confirmation are one order; the {first} came first"
+    if taken:
+        detail += (
+            "; taken from the order confirmation, which the platform's order did not carry: "
+            + ", ".join(taken)
+        )
+    return step(Signal.JOIN, StepResult.JOINED, detail)
+
+
 def winning_index(trace: list[dict]) -> int | None:
     """The step that attributed the order, when one did."""
     for index, entry in enumerate(trace):
@@ -174,6 +193,7 @@ RESULT_LABELS = {
     StepResult.UNREGISTERED_CODE: "code not registered",
     StepResult.BLACKLISTED_CODE: "code blacklisted",
     StepResult.NOT_KNOWN: "shopper not known",
+    StepResult.JOINED: "one order, two paths",
 }
 
 

@@ -46,11 +46,16 @@ void bench_dump(const char *name) { CALLGRIND_DUMP_STATS_AT(name); }
 
 # Which scenarios each service answers, and its WSGI application.
 TARGETS = {
-    "project": ("config.wsgi", ["baseline", "order_confirmation", "cancel_update"]),
+    "project": ("config.wsgi", ["baseline", "order_confirmation", "cancel_update", "platform_delivery"]),
     "django_floor": ("bench.floor.wsgi", ["order_confirmation", "cancel_update"]),
     "plain_floor": ("bench.floor.plain", ["order_confirmation", "cancel_update"]),
 }
-DEFAULT_REQUESTS = {"baseline": 300, "order_confirmation": 300, "cancel_update": 200}
+DEFAULT_REQUESTS = {
+    "baseline": 300,
+    "order_confirmation": 300,
+    "cancel_update": 200,
+    "platform_delivery": 200,
+}
 WARMUP = 30
 
 
@@ -103,12 +108,15 @@ def _requests(scenario: str, world, run: str, count: int, cancel_from: int) -> l
         return traffic.baseline(count)
     if scenario == "order_confirmation":
         return traffic.orders(world, run, count)
+    if scenario == "platform_delivery":
+        return traffic.deliveries(traffic.Shop.read(), run, count)
     return traffic.changes(world, run, count, cancel_from=cancel_from)
 
 
 # The tables an event writes; their row counters tell what a request stored, service by service.
 TABLES = [
     "attribution_order",
+    "attribution_platformdelivery",
     "attribution_commission",
     "attribution_amountchange",
     "attribution_commissionstatechange",
@@ -285,6 +293,9 @@ def ratios(cost: dict) -> dict:
         "order_confirmation": project["order_confirmation"]["per_request"]
         / floor["order_confirmation"]["per_request"],
         "cancel_update": project["cancel_update"]["per_request"] / floor["cancel_update"]["per_request"],
+        # A signed platform delivery against an order confirmation of the project itself: at most 1.5.
+        "platform_delivery_to_order": project["platform_delivery"]["per_request"]
+        / project["order_confirmation"]["per_request"],
     }
 
 
@@ -296,6 +307,10 @@ def print_cost(cost: dict) -> None:
     for scenario in ("order_confirmation", "cancel_update"):
         p, d, w = (cost[t][scenario]["per_request"] for t in ("project", "django_floor", "plain_floor"))
         print(f"{scenario:<20} {p:>11,.0f} {d:>13,.0f} {w:>12,.0f} {p / d:>15.2f}")
+    delivery, order = (cost["project"][s]["per_request"] for s in ("platform_delivery", "order_confirmation"))
+    print(
+        f"{'platform_delivery':<20} {delivery:>11,.0f}   ({delivery / order:.2f} × an order confirmation; target ≤ 1.5)"
+    )
     print("\noutcomes, and rows written per request (PostgreSQL's table statistics; an insert that fails")
     print("on the unique order key counts as one)")
     for scenario in DEFAULT_REQUESTS:

@@ -7,11 +7,12 @@ with a fixed seed, so an instruction count is the mix's and nothing of the draw.
 every run (the run id), and cancels take the next orders of the cancel pool, as in changes.lua.
 """
 
+import hashlib
 import random
 from pathlib import Path
 from typing import NamedTuple
 
-from bench.world import CANCELS, CHANGES, WORLD
+from bench.world import CANCELS, CHANGES, PLATFORM, WORLD
 
 ORDER_MIX = [("direct", 70), ("click", 20), ("code", 5), ("repeat", 2), ("placeholder", 3)]
 
@@ -108,3 +109,53 @@ def changes(world: World, run: str, count: int, *, cancel_from: int, seed: int =
 
 def cancels_in(requests: list[Request]) -> int:
     return sum(r.path == "/api/Affiliates/cancel" for r in requests)
+
+
+# Shopify's orders/create as a shop sends them: 70 % direct, 20 % with the click in the cart's attributes, 10 %
+# with a registered discount code; the body is the full REST order the platform tests send.
+DELIVERY_MIX = [("direct", 70), ("click", 20), ("code", 10)]
+
+
+class Shop(NamedTuple):
+    domain: str
+    secret: str
+    code: str
+    clicks: list
+
+    @classmethod
+    def read(cls) -> "Shop":
+        domain, secret, code, *clicks = Path(PLATFORM).read_text().split()
+        return cls(domain, secret, code, clicks)
+
+
+def deliveries(shop: Shop, run: str, count: int, *, seed: int = 1) -> list[Request]:
+    """`count` signed orders/create deliveries of the bench shop, each a new order and webhook id."""
+    from tests.attribution.platforms.payloads import body_of, shopify_order, signature
+
+    rng = random.Random(seed)
+    first_id = int(hashlib.sha256(run.encode()).hexdigest()[:10], 16) * 100_000  # Shopify's ids are integers
+    kinds: list[str] = []
+    while len(kinds) < count:
+        block = [kind for kind, share in DELIVERY_MIX for _ in range(share)]
+        rng.shuffle(block)
+        kinds += block
+    requests = []
+    for counter, kind in enumerate(kinds[:count], start=1):
+        order_id = first_id + counter
+        order = shopify_order(
+            order_id=order_id,
+            name=f"#{order_id}",
+            note_attributes=[("sms_click_id", rng.choice(shop.clicks))] if kind == "click" else (),
+            codes=[(shop.code, "5.99")] if kind == "code" else (),
+        )
+        body = body_of(order)
+        headers = {
+            "CONTENT_TYPE": "application/json",
+            "HTTP_X_SHOPIFY_TOPIC": "orders/create",
+            "HTTP_X_SHOPIFY_SHOP_DOMAIN": shop.domain,
+            "HTTP_X_SHOPIFY_HMAC_SHA256": signature(body, shop.secret),
+            "HTTP_X_SHOPIFY_WEBHOOK_ID": f"bench-{run}-{counter}",
+            "HTTP_X_SHOPIFY_API_VERSION": "2025-01",
+        }
+        requests.append(Request("/api/platforms/shopify", headers, body))
+    return requests

@@ -3,8 +3,9 @@
 A bench brand with a property, 20 creators, 2,000 fresh clicks, a code and a developer key, plus two
 pools of tracked orders with pending commissions: one that cancels use up (each cancel takes the next
 order, so every cancel really cancels) and one that updates pick from at random (never cancelled, so
-every update really updates). Written to bench/results/.world.txt, .changes.txt and .cancels.txt for
-the wrk scripts and the in-process harness.
+every update really updates). A second brand sells on Shopify: its shop is connected with a signing
+secret, with its own clicks and code, for the platform deliveries. Written to bench/results/.world.txt,
+.changes.txt, .cancels.txt and .platform.txt for the wrk scripts and the in-process harness.
 """
 
 import os
@@ -21,6 +22,8 @@ PY = sys.executable
 WORLD = RESULTS / ".world.txt"
 CHANGES = RESULTS / ".changes.txt"
 CANCELS = RESULTS / ".cancels.txt"
+PLATFORM = RESULTS / ".platform.txt"
+BENCH_SHOP = "bench-shop.myshopify.com"
 UPDATE_POOL = 20_000
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/attribution_bench"
 
@@ -102,9 +105,10 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
                 """
                 WITH orders AS (
                     INSERT INTO attribution_order (brand_id, order_id, is_test, amount, currency,
-                        is_returning_customer, page_host, outcome, attribution, code_sent, received_at, trace)
+                        is_returning_customer, page_host, outcome, attribution, code_sent, received_at, trace,
+                        via_api, via_platform, click_sent)
                     SELECT %(brand)s, %(prefix)s || n, false, 100, 'USD', false, '', 'tracked', 'none', '',
-                           %(now)s, '[]'::jsonb
+                           %(now)s, '[]'::jsonb, true, false, ''
                     FROM generate_series(0, %(size)s - 1) AS n
                     RETURNING id
                 )
@@ -127,4 +131,32 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
     WORLD.write_text("\n".join([prop.host, "BENCH10", *[c.click_id for c in clicks]]) + "\n")
     CHANGES.write_text("\n".join([key, *(f"CHG-{run}-U{n}" for n in range(UPDATE_POOL))]) + "\n")
     CANCELS.write_text("\n".join(f"CHG-{run}-C{n}" for n in range(cancels)) + "\n")
+    _prepare_shop(now)
     return {"run": run, "cancels": cancels}
+
+
+def _prepare_shop(now) -> None:
+    """A brand whose Shopify shop sends its orders: connected, with 200 fresh clicks and a code."""
+    from attribution.models import Click
+    from brands.models import Brand, Creator, DiscountCode, PlatformConnection, Property
+
+    brand, _ = Brand.objects.get_or_create(
+        name="Bench shop brand", defaults={"commission_rate_percent": Decimal("10")}
+    )
+    prop, _ = Property.objects.get_or_create(host="shop.bench-shop.example", defaults={"brand": brand})
+    creator, _ = Creator.objects.get_or_create(brand=brand, name="Bench shop creator")
+    DiscountCode.objects.get_or_create(brand=brand, code="SHOP10", defaults={"creator": creator})
+    Click.objects.filter(brand=brand).delete()
+    clicks = Click.objects.bulk_create(
+        Click(brand=brand, property=prop, creator=creator, clicked_at=now - timedelta(hours=n % 48))
+        for n in range(200)
+    )
+    secret = secrets.token_urlsafe(24)
+    connection = PlatformConnection.objects.filter(platform="shopify", shop_domain=BENCH_SHOP).first()
+    connection = connection or PlatformConnection(platform="shopify", shop_domain=BENCH_SHOP)
+    connection.brand, connection.property, connection.is_enabled = brand, prop, True
+    # Sealed under this run's SECRET_KEY (bench_env makes a new one per run): no earlier secret is kept.
+    connection.secret = connection.previous_secret = ""
+    connection.set_secret(secret)
+    connection.save()
+    PLATFORM.write_text("\n".join([BENCH_SHOP, secret, "SHOP10", *[c.click_id for c in clicks]]) + "\n")

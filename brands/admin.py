@@ -1,4 +1,5 @@
-"""Account managers run brands, properties, developer keys, creators, codes and shoppers here."""
+"""Account managers run brands, properties, platform connections, developer keys, creators, codes and
+shoppers here."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -12,6 +13,7 @@ from rest_framework_api_key.models import APIKey
 
 from config.lib.admin import saved_time
 
+from .forms import PlatformConnectionForm
 from .hosts import hash_email
 from .models import (
     Brand,
@@ -20,6 +22,7 @@ from .models import (
     DeveloperKey,
     DiscountCode,
     KnownShopper,
+    PlatformConnection,
     Property,
     UserSettings,
 )
@@ -59,6 +62,44 @@ class PropertyInline(admin.TabularInline):
         return saved_time(obj.created_at if obj else None, obj)
 
 
+class PlatformConnectionInline(admin.StackedInline):
+    model = PlatformConnection
+    form = PlatformConnectionForm
+    extra = 0
+    fields = [
+        ("platform", "shop_domain"),
+        "property",
+        "signing_secret",
+        ("amount_counted", "order_id_source"),
+        "is_enabled",
+        "secret_state",
+    ]
+    readonly_fields = ["secret_state"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        self._brand = obj
+        return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "property":
+            brand = getattr(self, "_brand", None)
+            kwargs["queryset"] = Property.objects.filter(brand=brand) if brand else Property.objects.none()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    @admin.display(description="secret")
+    def secret_state(self, obj):
+        return secret_state(obj)
+
+
+def secret_state(connection: PlatformConnection) -> str:
+    """What the admin may say of a secret: whether one is kept and when it was replaced, never the secret."""
+    if connection is None or not connection.secret:
+        return "none yet"
+    if connection.secret_replaced_at:
+        return f"kept (encrypted); replaced {timezone.localtime(connection.secret_replaced_at):%Y-%m-%d %H:%M}"
+    return "kept (encrypted)"
+
+
 class DeveloperKeyInline(admin.TabularInline):
     model = DeveloperKey
     extra = 0
@@ -95,7 +136,7 @@ class BrandAdmin(admin.ModelAdmin):
     ]
     list_filter = ["is_active", "storefront_handles_orders"]
     search_fields = ["name", "properties__host"]
-    inlines = [PropertyInline, DeveloperKeyInline, MembershipInline]
+    inlines = [PropertyInline, PlatformConnectionInline, DeveloperKeyInline, MembershipInline]
     readonly_fields = ["health_pages"]
     fieldsets = [
         (None, {"fields": ["name", "is_active", "health_pages"]}),
@@ -137,6 +178,27 @@ class PropertyAdmin(admin.ModelAdmin):
     search_fields = ["host", "registrable_domain", "brand__name"]
     readonly_fields = ["registrable_domain"]
     autocomplete_fields = ["brand"]
+
+
+@admin.register(PlatformConnection)
+class PlatformConnectionAdmin(admin.ModelAdmin):
+    """Every brand's storefront-platform connections: which brand a shop belongs to, and its options."""
+
+    form = PlatformConnectionForm
+    list_display = ["shop_domain", "platform", "brand", "property", "is_enabled", "secret_state", "created_at"]
+    list_filter = ["platform", "is_enabled"]
+    list_select_related = ["brand", "property"]
+    search_fields = ["shop_domain", "brand__name", "property__host"]
+    autocomplete_fields = ["brand"]
+    raw_id_fields = ["property"]
+    readonly_fields = ["secret_state"]
+
+    def get_fields(self, request, obj=None):
+        return ["brand", *PlatformConnectionForm.Meta.fields, "secret_state"]
+
+    @admin.display(description="secret")
+    def secret_state(self, obj):
+        return secret_state(obj)
 
 
 @admin.register(DeveloperKey)

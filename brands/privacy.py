@@ -11,10 +11,15 @@ anything around an at sign in any of those spellings is redacted.
 The top-level `customer_email` is replaced whole by `sha256:` and its hash (`brands.hosts.hash_email`,
 which takes that form back as the hash, so a spooled event replays with the same known shopper).
 The top-level order id is the brand's own key for the order and is kept as sent, as the order itself is.
+
+A storefront platform's order (attribution/platforms/) also carries the shopper's name, addresses, phone
+number and browser: `keep_platform_body` keeps only the fields the service reads, addresses hashed
+(docs/decisions.md, "What a platform's delivery keeps").
 """
 
 import json
 import re
+from decimal import Decimal
 
 from config.lib.jsontext import TOKEN
 
@@ -143,3 +148,18 @@ def keep_body(raw: bytes | str | None, *, preview: bool) -> str | None:
     text = text.removeprefix("\ufeff").replace("\x00", "\ufffd")
     kept = redact_body(text)
     return kept[:UNPARSED_PREVIEW_CHARS] if preview else kept
+
+
+def _number(value):
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and "E" not in str(value) else float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def keep_platform_body(kept: dict) -> str:
+    """What the service keeps of a storefront platform's order: the fields its platform module reads (never the
+    shopper's name, addresses, phone or browser, which it does not read), every address in them hashed. The
+    module hashes the address fields it knows (`hashed`); an address anywhere else (a note, a cart attribute)
+    is found by redact_body's scan, which runs only when the text holds an at sign in some spelling."""
+    text = json.dumps(kept, ensure_ascii=False, separators=(",", ":"), default=_number)
+    return redact_body(text) if "@" in text or "%40" in text or "\\u" in text else text

@@ -1,4 +1,5 @@
 """Which brand and property an event belongs to (docs/decisions.md, "Brand and property resolution"), cached per registrable domain.
+A brand with an enabled platform connection resolves as one whose storefront platform handles its orders.
 
 Each cache entry holds every property under one registrable domain, so any host under it resolves
 from one cache read. Saving or deleting a Property or Brand deletes the entries it touches
@@ -19,9 +20,10 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Exists, OuterRef
 
 from .hosts import normalize_host, registrable_domain
-from .models import Brand, Property
+from .models import Brand, PlatformConnection, Property, connection_of_shop
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,8 @@ class BrandInfo:
     storefront_handles_orders: bool
 
     @classmethod
-    def of(cls, brand: Brand) -> "BrandInfo":
+    def of(cls, brand: Brand, *, connected: bool = False) -> "BrandInfo":
+        """`connected`: the brand has an enabled platform connection, which hands its orders off too."""
         return cls(
             id=brand.id,
             name=brand.name,
@@ -45,7 +48,7 @@ class BrandInfo:
             attribution_window_days=brand.attribution_window_days,
             commission_rate_percent=brand.commission_rate_percent,
             returning_commission_rate_percent=brand.returning_commission_rate_percent,
-            storefront_handles_orders=brand.storefront_handles_orders,
+            storefront_handles_orders=brand.storefront_handles_orders or connected,
         )
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
@@ -75,9 +78,14 @@ def _cache_key(domain: str) -> str:
 
 def _load(domain: str) -> dict:
     hosts, brands = {}, {}
-    for prop in Property.objects.filter(registrable_domain=domain).select_related("brand"):
+    connected = PlatformConnection.objects.filter(brand_id=OuterRef("brand_id"), is_enabled=True)
+    for prop in (
+        Property.objects.filter(registrable_domain=domain)
+        .select_related("brand")
+        .annotate(connected=Exists(connected))
+    ):
         hosts[prop.host] = (prop.brand_id, prop.id)
-        brands[prop.brand_id] = BrandInfo.of(prop.brand)
+        brands[prop.brand_id] = BrandInfo.of(prop.brand, connected=prop.connected)
     return {"hosts": hosts, "brands": brands}
 
 
@@ -127,6 +135,33 @@ def forget_domain(domain: str) -> None:
     cache.delete(_cache_key(domain))
 
 
+# A storefront platform's connection by its shop (attribution/platforms/): every delivery of a shop reads the
+# same one, so each process keeps what it read for BRAND_RESOLUTION_LOCAL_SECONDS, as the hosts above. An edit
+# (a new secret, a disabled connection, an inactive brand) applies at once in the process that saved it, and
+# within those seconds everywhere else.
+_connections: OrderedDict[tuple[str, str], tuple[float, PlatformConnection | None]] = OrderedDict()
+
+
+def connection_for(platform: str, shop: str) -> PlatformConnection | None:
+    """The connection of `platform`'s `shop`, with its brand's active flag and its property's host; None if
+    there is none."""
+    now, key = clock(), (platform, shop)
+    held = _connections.get(key)
+    if held is not None and held[0] > now:
+        return held[1]
+    found = connection_of_shop([platform, shop])
+    _connections[key] = (now + settings.BRAND_RESOLUTION_LOCAL_SECONDS, found)
+    _connections.move_to_end(key)
+    if len(_connections) > LOCAL_MAX_DOMAINS:
+        _connections.popitem(last=False)
+    return found
+
+
+def forget_connections() -> None:
+    _connections.clear()
+
+
 def forget_all_locally() -> None:
     """Drop this process's copies (tests start from an empty cache; a clear of the shared cache needs it)."""
     _local.clear()
+    _connections.clear()

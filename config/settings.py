@@ -209,6 +209,17 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # for this many seconds within its request, well inside gunicorn's 30 s timeout; the task runner applies
 # the rest.
 RECONCILIATION_APPLY_SECONDS = env.float("RECONCILIATION_APPLY_SECONDS", default=15.0)
+# A storefront platform's order webhook carries every line item, so a big order is larger than an order
+# event: its receivers (attribution/platforms/) take bodies up to this size (docs/decisions.md,
+# "Storefront platforms: the deliveries' answers").
+PLATFORM_BODY_MAX_BYTES = env.int("PLATFORM_BODY_MAX_BYTES", default=1024 * 1024)
+# The platforms' webhook signing secrets are kept encrypted (brands/sealing.py): Fernet keys, the first
+# encrypts and every one decrypts, so a key is rotated by putting the new one first. Without any, one key
+# is derived from SECRET_KEY (a change of SECRET_KEY then needs the secrets pasted again).
+PLATFORM_SECRET_KEYS = env.list("PLATFORM_SECRET_KEYS", default=[])
+# After a connection's secret is replaced, the previous one still verifies this long: Shopify may go on
+# signing with the old secret for up to an hour after a rotation.
+PLATFORM_PREVIOUS_SECRET_SECONDS = env.int("PLATFORM_PREVIOUS_SECRET_SECONDS", default=3600)
 
 # Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
 # X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
@@ -236,6 +247,9 @@ API_THROTTLE_RATES = {
     # Order confirmations of no brand (unresolved_domain...) stored per address; beyond, counted per host and
     # hour (attribution.api.throttles.keep_brandless_event).
     "brandless_events": env("THROTTLE_BRANDLESS_EVENTS", default="60/min"),
+    # Platform deliveries whose signature fails, stored in the connection's brand's log per connection;
+    # beyond, only counted (attribution/platforms/base.py). A real shop never sends more than a few.
+    "signature_failures": env("THROTTLE_SIGNATURE_FAILURES", default="30/min"),
 }
 # Where the counts live: the shared cache with REDIS_URL, else the database; never one worker's memory.
 THROTTLE_STORE = "cache" if env("REDIS_URL", default="") else "database"
@@ -320,6 +334,9 @@ RETENTION_DAYS = {
         "sign_in_records": 90,
         "unused_clicks": 180,  # days after the click's attribution window closed
         "reconciliations": 90,
+        # The platforms' delivery ids (attribution.PlatformDelivery): a redelivery within this time does
+        # nothing; Shopify retries for about 4 hours; a month also covers a resend by hand.
+        "platform_deliveries": 30,
     }.items()
 }
 

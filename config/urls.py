@@ -38,6 +38,8 @@ urlpatterns = [
         reconciliations.ApplyView.as_view(),
         name="reconciliation_apply",
     ),
+    # Storefront platforms' order webhooks, one receiver per platform (docs/integration.md, "Storefront platforms").
+    path("api/platforms/", include("attribution.platforms.urls")),
     path("api/", include("attribution.api.urls")),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),

@@ -20,7 +20,15 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure
 
-from attribution.models import BookRow, Click, DeadLetter, Reconciliation, SpoolBacklog, SpoolReplay
+from attribution.models import (
+    BookRow,
+    Click,
+    DeadLetter,
+    PlatformDelivery,
+    Reconciliation,
+    SpoolBacklog,
+    SpoolReplay,
+)
 from brands.models import Brand
 from health.alerts.models import Incident, Notification
 
@@ -55,6 +63,12 @@ def _vanished_spools(cutoff: datetime) -> int:
 
 def _dead_letters(cutoff: datetime) -> int:
     return DeadLetter.objects.filter(failed_at__lt=cutoff).delete()[0]
+
+
+def _platform_deliveries(cutoff: datetime) -> int:
+    # A delivery's id only guards against a copy of it: Shopify retries for about 4 hours. A copy arriving
+    # after its id went finds its order already received (already_received), so it still changes nothing.
+    return PlatformDelivery.objects.filter(received_at__lt=cutoff).delete()[0]
 
 
 def _failed_tasks(cutoff: datetime) -> int:
@@ -115,6 +129,7 @@ PRUNES = [
     Prune("spool replay ledger rows", "spool_ledger", _spool_ledger),
     Prune("spool backlogs of servers that stopped reporting", "vanished_spools", _vanished_spools),
     Prune("dead letters", "dead_letters", _dead_letters),
+    Prune("storefront platforms' delivery ids", "platform_deliveries", _platform_deliveries),
     Prune("failed background tasks", "failed_tasks", _failed_tasks),
     Prune("expired sign-in sessions", "expired_sessions", _expired_sessions),
     Prune("sign-in and lockout records", "sign_in_records", _sign_in_records),

@@ -1,9 +1,11 @@
 """The attribution app's tables, one module per concept: clicks and creator links, orders, commissions
-(states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog, reconciliations of the brand's order book."""
+(states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog, reconciliations of the brand's order book, the
+storefront platforms' deliveries."""
 
 from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
 from .commissions import AmountChange, Commission, CommissionStateChange
 from .orders import Attribution, Order
+from .platforms import PlatformDelivery
 from .ratelimits import RateCounter
 from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
@@ -20,6 +22,7 @@ __all__ = [
     "CommissionStateChange",
     "CreatorLink",
     "Order",
+    "PlatformDelivery",
     "RateCounter",
     "Reconciliation",
     "DeadLetter",

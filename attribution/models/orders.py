@@ -42,6 +42,16 @@ class Order(models.Model):
     received_at = models.DateTimeField(default=timezone.now)
     # The signals the decision consulted, in order, as it took them (attribution.trace): [{signal, result, detail}].
     trace = models.JSONField(default=list, blank=True)
+    # Which ways in saw the order (docs/decisions.md, "One order, two paths"): an order confirmation (the
+    # brand's page or server) and a storefront platform's webhook (attribution.joins).
+    # Database defaults too, so the rows of a statement written by hand that names none of them (the bench's
+    # pools, its floor) are orders of the order confirmation.
+    via_api = models.BooleanField(default=True, db_default=True)
+    via_platform = models.BooleanField(default=False, db_default=False)
+    # The click id the order confirmation sent, as sent: a handed-off order keeps it for the platform's order.
+    click_sent = models.CharField(max_length=255, blank=True, default="", db_default="")
+    # The platform's time of the last change applied (its updated_at): an older version arriving later is ignored.
+    platform_changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -50,6 +60,9 @@ class Order(models.Model):
                 fields=["brand", "order_id", "is_test"], name="order_unique_per_brand_namespace"
             ),
             models.CheckConstraint(name="order_amount_positive", condition=models.Q(amount__gt=0)),
+            models.CheckConstraint(
+                name="order_seen_by_a_path", condition=models.Q(via_api=True) | models.Q(via_platform=True)
+            ),
         ]
         indexes = [
             # Admin and reports: a brand's orders, newest first.

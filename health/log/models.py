@@ -12,10 +12,14 @@ class Endpoint(models.TextChoices):
     CANCEL = "cancel", "Cancel"
     UPDATE = "update", "Update"
     RECONCILIATION = "reconciliation", "Reconciliation"
+    SHOPIFY = "shopify", "Shopify webhook"
+    WOOCOMMERCE = "woocommerce", "WooCommerce webhook"
 
 
 # The brand's own event API (the interface's three endpoints); the other values are the other ways in.
 EVENT_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.CANCEL, Endpoint.UPDATE)
+# The storefront platforms' webhook deliveries (attribution/platforms/), one value per platform.
+PLATFORM_ENDPOINTS = (Endpoint.SHOPIFY, Endpoint.WOOCOMMERCE)
 
 
 # The outcomes a brand can fix (attribution.outcomes, needs_action), as the events list's "needs your action"
@@ -32,6 +36,9 @@ NEEDS_ACTION_OUTCOMES = [
     "invalid_params",
     "unauthorized",
     "rate_limited",
+    "invalid_signature",
+    "unknown_shop",
+    "connection_disabled",
 ]
 
 

@@ -58,6 +58,8 @@ def overview(request, chosen):
         "capture": reconcile_queries.capture_by_day(
             chosen.brand, first_day=period.first_day, last_day=period.last_day
         ),
+        # The brand's storefront-platform connections: deliveries and the capture rate by path.
+        "platforms": queries.platform_figures(chosen.brand, period, is_test=namespace == "test"),
         # Events kept during a service-side fault and not processed yet, as the last replay run counted
         # them (attribution.spool.backlog: the database, never the spool directory).
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),

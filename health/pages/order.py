@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from attribution.trace import readable
-from health.log.models import Endpoint
+from health.log.models import PLATFORM_ENDPOINTS, Endpoint
 from health.pages import order_queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of
@@ -42,9 +42,21 @@ def order(request, chosen, order_id: str):
         row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
     context = {**chosen.context, "page": page, "is_test": is_test}
     if page.order is not None:
+        context["paths"] = paths_of(page.order, page.events)
         context["trace"] = readable(page.order.trace)
         if request.user.is_staff:  # what-if: the same event judged today; it changes nothing
             what_if = order_queries.what_if(page.order, now=timezone.now())
             what_if.trace = readable(what_if.trace)
             context["what_if"] = what_if
     return render(request, "health/order.html", context)
+
+
+def paths_of(order, events: list[dict]) -> list[str]:
+    """Which ways in saw the order (attribution.joins): the order confirmation, the platform's webhook."""
+    paths = ["the order confirmation"] if order.via_api else []
+    if order.via_platform:
+        platforms = [
+            ENDPOINT_LABELS[e] for e in PLATFORM_ENDPOINTS if any(r["endpoint"] == e for r in events)
+        ]
+        paths += platforms or ["a storefront platform's webhook"]
+    return paths

@@ -95,6 +95,12 @@ class WhatIf:
 def what_if(order: Order, *, now: datetime) -> WhatIf:
     """Re-run the decision of `order` as it would be taken at `now`, under today's codes, clicks, creators and
     window, from the body of the order confirmation that created it as the outcome log keeps it."""
+    if order.via_platform:
+        return WhatIf(
+            None,
+            reason="This order was decided from the storefront platform's order (with its order confirmation, if "
+            "one came): the what-if judges order confirmations alone.",
+        )
     body = (
         OutcomeEvent.objects.filter(
             brand_id=order.brand_id,

@@ -12,9 +12,9 @@ from datetime import UTC, date, datetime, timedelta
 from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate, TruncHour
 
-from attribution.models import Commission
+from attribution.models import Commission, Order, PlatformDelivery
 from attribution.outcomes import Outcome
-from brands.models import Brand
+from brands.models import Brand, PlatformConnection
 from health.log.models import (
     NEEDS_ACTION_OUTCOMES,
     DailyOutcomeCount,
@@ -170,6 +170,107 @@ def integration_status(brand: Brand, now: datetime) -> IntegrationStatus:
         usual_days=usual_days,
         silent=usual_days >= USUAL_SENDER_DAYS and quiet,
     )
+
+
+# --- Storefront platforms ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConnectionFigures:
+    """One connection on the overview: its deliveries in the period, and the brand's orders of its property
+    by the paths that saw them (attribution.joins): the capture rate of each path."""
+
+    connection: PlatformConnection
+    last_delivery: datetime | None  # the last verified one, whenever it came
+    deliveries: int  # verified, in the period
+    days: float  # the period's length in days
+    signature_failures: int  # refused for their signature in the period (as recorded: within the limit)
+    platform_only: int
+    confirmation_only: int
+    both: int
+
+    @property
+    def per_day(self) -> float:
+        return self.deliveries / self.days if self.days else 0.0
+
+    @property
+    def orders(self) -> int:
+        return self.platform_only + self.confirmation_only + self.both
+
+    def share(self, n: int) -> float | None:
+        return 100 * n / self.orders if self.orders else None
+
+    @property
+    def platform_share(self) -> float | None:
+        """Orders the platform's webhook brought, of all the orders either path brought."""
+        return self.share(self.platform_only + self.both)
+
+    @property
+    def confirmation_share(self) -> float | None:
+        return self.share(self.confirmation_only + self.both)
+
+
+def last_delivery(connection: PlatformConnection) -> datetime | None:
+    """When the connection's last verified delivery came (platform_delivery_time_idx)."""
+    return (
+        PlatformDelivery.objects.filter(connection=connection, verified=True)
+        .order_by("-received_at")
+        .values_list("received_at", flat=True)
+        .first()
+    )
+
+
+def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[ConnectionFigures]:
+    """Every connection of `brand` with its figures in `period`; one query when it has none."""
+    connections = list(
+        brand.platform_connections.select_related("property").order_by("platform", "shop_domain")
+    )
+    if not connections:
+        return []
+    # platform_delivery_time_idx (connection, -received_at): each connection's range of the period.
+    deliveries = {
+        row["connection_id"]: row
+        for row in PlatformDelivery.objects.filter(
+            connection__in=connections, received_at__gte=period.start, received_at__lt=period.end
+        )
+        .order_by()
+        .values("connection_id")
+        .annotate(
+            taken=Count("id", filter=Q(verified=True)), refused=Count("id", filter=Q(verified=False))
+        )
+    }
+    last = {c.pk: last_delivery(c) for c in connections}
+    # order_brand_time_idx (brand, -received_at): the brand's orders of the period, by property and paths.
+    paths = {
+        row["property_id"]: row
+        for row in Order.objects.filter(
+            brand=brand, is_test=is_test, received_at__gte=period.start, received_at__lt=period.end
+        )
+        .order_by()
+        .values("property_id")
+        .annotate(
+            platform_only=Count("id", filter=Q(via_platform=True, via_api=False)),
+            confirmation_only=Count("id", filter=Q(via_platform=False, via_api=True)),
+            both=Count("id", filter=Q(via_platform=True, via_api=True)),
+        )
+    }
+    days = (period.end - period.start).total_seconds() / 86400
+    figures = []
+    for c in connections:
+        counted, seen = deliveries.get(c.pk, {}), paths.get(c.property_id, {})
+        figures.append(
+            ConnectionFigures(
+                connection=c,
+                last_delivery=last[c.pk],
+                deliveries=counted.get("taken", 0),
+                days=days,
+                signature_failures=counted.get("refused", 0),
+                platform_only=seen.get("platform_only", 0),
+                confirmation_only=seen.get("confirmation_only", 0),
+                both=seen.get("both", 0),
+            )
+        )
+    return figures
 
 
 # --- Events list, detail and export -------------------------------------------------------------

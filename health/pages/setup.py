@@ -1,5 +1,7 @@
-"""Setup page (/health/setup/): a brand's integration kit pre-filled with this service's address, and a
-"send a test order" button that goes through the same service and outcome log as the API.
+"""Setup page (/health/setup/): a brand's integration kit pre-filled with this service's address, a
+"send a test order" button that goes through the same service and outcome log as the API, and the brand's
+storefront-platform connections (Shopify, WooCommerce): add one, paste its signing secret (write-only),
+enable or disable it, with the platform's steps and a signed curl that sends a test order to it.
 """
 
 import json
@@ -19,7 +21,9 @@ from django.views.decorators.http import require_http_methods
 from attribution.models import CreatorLink
 from attribution.orders import confirm_order
 from attribution.outcomes import Result
-from brands.models import Brand
+from brands.forms import PlatformConnectionForm
+from brands.hosts import normalize_host
+from brands.models import Brand, PlatformConnection
 from health.log.models import Endpoint
 from health.log.recording import EventRecord, record
 from health.pages import queries
@@ -42,6 +46,103 @@ class TestOrderForm(forms.Form):
     def __init__(self, *args, hosts: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["host"].choices = [(h, h) for h in hosts]
+
+
+class ConnectionForm(PlatformConnectionForm):
+    """A connection of the page's brand, to its own properties; a shop the brand already has is updated."""
+
+    class Meta(PlatformConnectionForm.Meta):
+        fields = [
+            "platform",
+            "shop_domain",
+            "property",
+            "signing_secret",
+            "amount_counted",
+            "order_id_source",
+        ]
+
+    def __init__(self, *args, brand: Brand, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.brand = brand
+        self.fields["property"].queryset = brand.properties.order_by("host")
+        self.fields["property"].empty_label = None
+        self.fields["shop_domain"].widget.attrs["placeholder"] = "name.myshopify.com"
+        self.fields["amount_counted"].label = "Order value counted"  # not "Amount": the test order's field is
+
+
+def _connection_form(request, brand: Brand) -> ConnectionForm:
+    """Bound to the brand's connection of the posted shop when it has one (a new secret, other options)."""
+    existing = brand.platform_connections.filter(
+        platform=request.POST.get("platform", ""),
+        shop_domain=normalize_host(request.POST.get("shop_domain", "")),
+    ).first()
+    return ConnectionForm(request.POST, brand=brand, instance=existing)
+
+
+def _toggle_connection(request, brand: Brand) -> str:
+    connection = brand.platform_connections.filter(pk=request.POST.get("connection", "0") or 0).first()
+    if connection is None:
+        return "No such connection."
+    connection.is_enabled = request.POST.get("enabled") == "1"
+    connection.save(update_fields=["is_enabled"])
+    return f"{connection} {'enabled' if connection.is_enabled else 'disabled'}."
+
+
+def connections_of(request, brand: Brand) -> list[dict]:
+    """The brand's connections as the page shows them: never a secret, only whether one is kept."""
+    shown = []
+    for connection in brand.platform_connections.select_related("property").order_by(
+        "platform", "shop_domain"
+    ):
+        shown.append(
+            {
+                "connection": connection,
+                "webhook_url": request.build_absolute_uri(reverse(f"platforms:{connection.platform}")),
+                "last_delivery": queries.last_delivery(connection),
+                "curl": signed_test_curl(request, connection),
+            }
+        )
+    return shown
+
+
+def signed_test_curl(request, connection: PlatformConnection) -> str:
+    """A shell snippet that signs a test order with the secret the brand pastes into it, and sends it to this
+    connection: Shopify's `test: true` order (counted apart, never billed); WooCommerce has no test flag, so its
+    order is a pending one, which proves the signature and records nothing."""
+    url = request.build_absolute_uri(reverse(f"platforms:{connection.platform}"))
+    if connection.platform == PlatformConnection.Platform.SHOPIFY:
+        body = (
+            """{"id":'"$RUN"',"name":"#T'"$RUN"'","currency":"USD","subtotal_price":"10.00","""
+            """"total_price":"10.00","test":true,"email":null,"discount_codes":[],"note_attributes":[]}"""
+        )
+        headers = [
+            "Content-Type: application/json",
+            "X-Shopify-Topic: orders/create",
+            f"X-Shopify-Shop-Domain: {connection.shop_domain}",
+        ]
+        signed = ['"X-Shopify-Hmac-Sha256: $SIG"', '"X-Shopify-Webhook-Id: setup-test-$RUN"']
+    else:
+        body = (
+            """{"id":'"$RUN"',"number":"'"$RUN"'","status":"pending","currency":"USD","total":"10.00","""
+            """"shipping_total":"0.00","total_tax":"0.00","coupon_lines":[],"meta_data":[]}"""
+        )
+        headers = [
+            "Content-Type: application/json",
+            "X-WC-Webhook-Topic: order.created",
+            f"X-WC-Webhook-Source: https://{connection.shop_domain}/",
+        ]
+        signed = ['"X-WC-Webhook-Signature: $SIG"', '"X-WC-Webhook-Delivery-ID: setup-test-$RUN"']
+    lines = [
+        "SECRET='PASTE_THE_SIGNING_SECRET'  # as the platform shows it; this page never shows it back",
+        "RUN=$(date +%s)",
+        f"BODY='{body}'",
+        'SIG=$(printf \'%s\' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64)',
+        f"curl -sS -w '\\n' -X POST '{url}' \\",
+        *(f"  -H '{header}' \\" for header in headers),
+        *(f"  -H {header} \\" for header in signed),
+        '  --data-binary "$BODY"',
+    ]
+    return "\n".join(lines)
 
 
 def send_test_order(
@@ -86,6 +187,11 @@ def _absolute_static(request, path: str) -> str:
     return request.build_absolute_uri("/" + static.lstrip("/") + path)
 
 
+def _form_unbound(brand: Brand, hosts: list[str]) -> TestOrderForm:
+    primary = brand.primary_property()
+    return TestOrderForm(initial={"host": primary.host if primary else None}, hosts=hosts)
+
+
 def _form(request, brand: Brand, hosts: list[str]) -> TestOrderForm:
     """The test order form: as posted; after a send, with the values just sent (they ride along in the
     redirect's query string, so a second try needs no retyping); otherwise from the primary property."""
@@ -105,10 +211,23 @@ def _form(request, brand: Brand, hosts: list[str]) -> TestOrderForm:
 def setup_page(request, chosen):
     brand = chosen.brand
     hosts = list(brand.properties.order_by("host").values_list("host", flat=True))
-    form = _form(request, brand, hosts)
+    form = _form(request, brand, hosts) if request.POST.get("form", "") == "" else _form_unbound(brand, hosts)
     here = f"{reverse('health:setup')}?{urlencode({'brand': brand.pk})}"
 
-    if request.method == "POST" and form.is_valid():
+    connection_form = ConnectionForm(brand=brand, initial={"platform": "shopify"})
+    kind = request.POST.get("form", "") if request.method == "POST" else ""
+    if kind == "connection":
+        connection_form = _connection_form(request, brand)
+        if connection_form.is_valid():
+            connection = connection_form.save()
+            messages.success(
+                request, f"{connection} saved. Its secret is kept encrypted and never shown again."
+            )
+            return redirect(f"{here}#platforms")
+    elif kind == "toggle":
+        messages.info(request, _toggle_connection(request, brand))
+        return redirect(f"{here}#platforms")
+    elif request.method == "POST" and form.is_valid():
         result, event_id = send_test_order(
             brand=brand, request_id=getattr(request, "request_id", ""), **form.cleaned_data
         )
@@ -144,5 +263,13 @@ def setup_page(request, chosen):
         "links": [(link, f"{base_url}l/{link.code}") for link in links],
         "sent": sent,
         "sent_info": info_of(sent.outcome, sent.endpoint) if sent else None,
+        "connections": connections_of(request, brand),
+        "connection_form": connection_form,
+        "handed_off": brand.storefront_handles_orders
+        or brand.platform_connections.filter(is_enabled=True).exists(),
+        "webhook_urls": {
+            platform: request.build_absolute_uri(reverse(f"platforms:{platform}"))
+            for platform in PlatformConnection.Platform.values
+        },
     }
     return render(request, "health/setup.html", context)

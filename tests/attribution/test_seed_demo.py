@@ -2,6 +2,9 @@
 curl lines claim, sent exactly as the README sends them (body built from the document).
 """
 
+import base64
+import hashlib
+import hmac
 import io
 import json
 from collections.abc import Callable
@@ -15,7 +18,16 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from attribution.models import Click, Commission, Order
-from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+from brands.models import (
+    Brand,
+    BrandMembership,
+    Creator,
+    DeveloperKey,
+    DiscountCode,
+    KnownShopper,
+    PlatformConnection,
+    Property,
+)
 from brands.resolution import resolve_host
 from health.log.models import OutcomeEvent
 
@@ -61,13 +73,17 @@ def test_the_document_has_every_key_of_the_spec(world):
         "brands": {
             "main": {**brand_keys, "revoked_developer_key": "str", "page_urls": page_urls},
             "other": {**brand_keys, "page_urls": {"primary": "str"}},
-            "handoff": {**brand_keys, "page_urls": {"primary": "str"}},
+            "handoff": {
+                **brand_keys,
+                "page_urls": {"primary": "str"},
+                "shopify": {"webhook_url": "str", "shop_domain": "str", "webhook_secret": "str"},
+            },
         },
         "clicks": dict.fromkeys(
             ["valid", "valid_secondary", "expired", "other_brand", "banned_creator", "unknown", "handoff"],
             "str",
         ),
-        "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered"], "str"),
+        "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"),
         "shoppers": {"known_email": "str"},
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
@@ -106,7 +122,7 @@ def test_a_second_run_without_the_first_document_reuses_the_world_and_reissues_o
         model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
     ] == counts
     assert (get_user_model().objects.count(), BrandMembership.objects.count()) == users
-    assert counts == [3, 4, 4, 6, 3, 1]
+    assert counts == [3, 4, 4, 6, 4, 1]
     for section in ("clicks", "codes", "shoppers", "commission", "users"):
         assert second[section] == first[section]
     for name in ("main", "other", "handoff"):
@@ -396,6 +412,50 @@ def test_the_main_key_cancels_a_demo_order_it_tracked(world, api):
 
 
 # Django runs tests with DEBUG false, so the other tests here pass --force as production would have to.
+def test_the_handoff_brand_s_shopify_shop_takes_a_signed_order_with_its_code(world, client):
+    """The documented try-it (docs/integration.md): a signed orders/create from the demo shop."""
+    shopify = world["brands"]["handoff"]["shopify"]
+    body = json.dumps(
+        {
+            "id": 820982911946154508,
+            "name": "#1001",
+            "currency": "USD",
+            "subtotal_price": "59.90",
+            "total_price": "66.80",
+            "test": True,
+            "email": "shopper@example.com",
+            "discount_codes": [{"code": world["codes"]["handoff"], "amount": "5.99", "type": "percentage"}],
+        }
+    ).encode()
+    digest = base64.b64encode(hmac.new(shopify["webhook_secret"].encode(), body, hashlib.sha256).digest())
+
+    response = client.generic(
+        "POST",
+        shopify["webhook_url"],
+        body,
+        content_type="application/json",
+        HTTP_X_SHOPIFY_TOPIC="orders/create",
+        HTTP_X_SHOPIFY_SHOP_DOMAIN=shopify["shop_domain"],
+        HTTP_X_SHOPIFY_HMAC_SHA256=digest.decode(),
+        HTTP_X_SHOPIFY_WEBHOOK_ID="demo-1",
+    )
+
+    assert response.json()["outcome"] == "tracked"
+    order = Order.objects.get(brand__name=world["brands"]["handoff"]["name"])
+    assert (order.order_id, order.is_test, order.via_platform) == ("820982911946154508", True, True)
+    assert order.commission.amount == Decimal("4.79")  # 8 % of 59.90
+
+
+def test_a_rerun_keeps_the_shop_s_webhook_secret(seed, tmp_path):
+    path = tmp_path / "demo-world.json"
+    first = seed(path=path)["brands"]["handoff"]["shopify"]
+
+    again = seed(path=path)["brands"]["handoff"]["shopify"]
+
+    assert again == first
+    assert PlatformConnection.objects.get().previous_secret == ""
+
+
 def test_it_refuses_to_build_the_demo_world_in_production_without_force(db, settings):
     from django.core.management import CommandError, call_command
 

@@ -34,6 +34,7 @@ def test_a_manager_creates_a_brand_with_a_property(manager_client):
         "lock_period_days": "30",
         **_inline_management("properties", 1),
         "properties-0-host": "https://WWW.Initech.example/",
+        **_inline_management("platform_connections"),
         **_inline_management("developer_keys"),
         **_inline_management("memberships"),
     }
@@ -233,6 +234,7 @@ def _brand_form(brand, properties: list[tuple[Property | None, str, bool]]) -> d
         "properties-INITIAL_FORMS": str(sum(1 for p, _, _ in properties if p)),
         "properties-MIN_NUM_FORMS": "0",
         "properties-MAX_NUM_FORMS": "1000",
+        **_inline_management("platform_connections"),
         **_inline_management("developer_keys"),
         **_inline_management("memberships"),
     }

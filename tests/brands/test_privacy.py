@@ -2,6 +2,7 @@
 exactly as sent (brands.privacy)."""
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -99,3 +100,23 @@ def test_a_kept_address_hashes_to_itself_so_a_replayed_event_finds_the_same_shop
 def test_an_at_sign_without_a_domain_is_no_address_in_json_but_redacted_in_a_preview():
     assert kept('{"code": "SAVE@10"}') == '{"code": "SAVE@10"}'
     assert kept("code: SAVE@10", parsed=False) == f"code: {REDACTED}"
+
+
+def test_a_platform_s_order_is_kept_as_its_fields_with_every_address_hashed():
+    from brands.privacy import hashed, keep_platform_body
+
+    kept = keep_platform_body(
+        {
+            "id": 5820398473216,
+            "email": hashed("Ana@Example.com"),
+            "note_attributes": [
+                {"name": "gift_for", "value": "bo%40example.com"},
+                {"name": "to", "value": "cy@example.org"},
+            ],
+            "total_weight": Decimal("0.5"),
+        }
+    )
+
+    assert "example.com" not in kept.lower() and "example.org" not in kept
+    assert hashed("bo@example.com") in kept and hashed("cy@example.org") in kept
+    assert '"total_weight":0.5' in kept and '"id":5820398473216' in kept

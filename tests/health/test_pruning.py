@@ -9,7 +9,16 @@ from django.contrib.sessions.models import Session
 from django.utils import timezone
 from django_q.models import Failure, Task
 
-from attribution.models import BookRow, Click, DeadLetter, Reconciliation, SpoolBacklog, SpoolReplay
+from attribution.models import (
+    BookRow,
+    Click,
+    DeadLetter,
+    PlatformDelivery,
+    Reconciliation,
+    SpoolBacklog,
+    SpoolReplay,
+)
+from brands.models import PlatformConnection
 from health import tasks
 from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
 from health.pruning import prune_tables
@@ -92,6 +101,20 @@ def test_dead_letters_go_after_400_days(db):
     prune_tables(now=NOW)
 
     assert list(DeadLetter.objects.values_list("spool_id", flat=True)) == ["d" * 32]
+
+
+def test_platform_delivery_ids_go_after_30_days(prop):
+    connection = PlatformConnection(
+        brand=prop.brand, property=prop, platform="shopify", shop_domain="acme-demo.myshopify.com"
+    )
+    connection.set_secret("s")
+    connection.save()
+    for delivery_id, received_at in (("old", NOW - timedelta(days=31)), ("new", NOW - timedelta(days=29))):
+        PlatformDelivery.objects.create(connection=connection, delivery_id=delivery_id, received_at=received_at)
+
+    prune_tables(now=NOW)
+
+    assert list(PlatformDelivery.objects.values_list("delivery_id", flat=True)) == ["new"]
 
 
 def test_failed_background_tasks_go_after_30_days_and_successes_stay(db):

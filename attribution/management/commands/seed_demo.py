@@ -1,5 +1,6 @@
-"""Build the demo world: three brands in which every order outcome can be produced by hand with curl,
-and the JSON document (keys as in the demo world's description in docs/) naming its ids, codes, keys and logins.
+"""Build the demo world: three brands in which every order outcome can be produced by hand with curl (the
+handoff brand's orders also by its Shopify shop's signed webhook), and the JSON document (keys as in the demo
+world's description in docs/) naming its ids, codes, keys, logins and the shop's webhook secret.
 
 Safe to run again: it reuses what exists and moves the fresh clicks back inside the attribution window.
 The demo developer keys stay the same across runs: only hashes are stored, so the plaintexts are read back
@@ -16,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
@@ -23,8 +25,18 @@ from attribution import examples
 from attribution.management.demo_examples import keep_examples_true
 from attribution.models import Click, CreatorLink
 from brands.hosts import hash_email, registrable_domain
-from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
+from brands.models import (
+    Brand,
+    BrandMembership,
+    Creator,
+    DeveloperKey,
+    DiscountCode,
+    KnownShopper,
+    PlatformConnection,
+    Property,
+)
 from brands.resolution import resolve_host
+from brands.sealing import UnreadableSecret
 
 DEMO_KEY = "demo key"
 REVOKED_DEMO_KEY = "demo key (revoked)"
@@ -40,6 +52,8 @@ HANDOFF_HOST = "shop.initech-demo.example"
 UNKNOWN_CLICK_ID = "clk_00000000000000000000000000000000"  # well-formed; the service mints random ids
 UNREGISTERED_CODE = "NOBODY20"
 KNOWN_SHOPPER_EMAIL = "returning.shopper@example.com"
+HANDOFF_SHOP = "initech-demo.myshopify.com"  # the handoff brand's Shopify shop (its webhook's X-Shopify-Shop-Domain)
+HANDOFF_CODE = "IVAN10"
 
 
 class Command(BaseCommand):
@@ -92,7 +106,8 @@ class Command(BaseCommand):
             else "fresh demo developer keys issued"
         )
         human.write(
-            "Demo world ready: 3 brands, 6 clicks, 3 discount codes, 1 known shopper, 3 users, the API examples' orders; "
+            "Demo world ready: 3 brands, 6 clicks, 4 discount codes, 1 known shopper, 1 Shopify shop, 3 users, "
+            "the API examples' orders; "
             f"{keys}; document {'written to ' + path if path else 'printed'}."
         )
 
@@ -154,7 +169,9 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         "blacklisted": _code(main, "STAFF50", creator=None, is_blacklisted=True),
         "banned_creator": _code(main, "BEN15", creator=ben),
         "unregistered": UNREGISTERED_CODE,
+        "handoff": _code(handoff, HANDOFF_CODE, creator=ivan),
     }
+    shopify = _shopify_connection(handoff, handoff_prop)
     KnownShopper.objects.update_or_create(
         brand=main, email_hash=hash_email(KNOWN_SHOPPER_EMAIL), defaults={"creator": ana}
     )
@@ -200,6 +217,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
                 "developer_key": keys[handoff.pk],
                 "page_urls": {"primary": page(handoff_prop.host)},
                 "property_domains": [handoff_prop.host],
+                "shopify": shopify,
             },
         },
         "clicks": clicks,
@@ -226,6 +244,27 @@ def _brand(name, *, rate, returning_rate=None, storefront_handles_orders=False) 
         },
     )
     return brand
+
+
+def _shopify_connection(brand, prop) -> dict:
+    """The handoff brand's Shopify shop, connected with a signing secret stable across runs (and unknown
+    without this installation's SECRET_KEY); what a shop's webhook needs to reach it."""
+    secret = "shpss_demo_" + salted_hmac("seed_demo.shopify", HANDOFF_SHOP).hexdigest()[:24]
+    connection = PlatformConnection.objects.filter(platform="shopify", shop_domain=HANDOFF_SHOP).first()
+    if connection is None:
+        connection = PlatformConnection(platform="shopify", shop_domain=HANDOFF_SHOP)
+    connection.brand, connection.property, connection.is_enabled = brand, prop, True
+    connection.amount_counted = PlatformConnection.Amount.SUBTOTAL
+    connection.order_id_source = PlatformConnection.OrderId.ID
+    try:
+        kept = [next(connection.signing_secrets(now=timezone.now()))] if connection.secret else []
+    except UnreadableSecret:  # sealed under keys this installation no longer has
+        kept, connection.previous_secret, connection.secret = [], "", ""
+    if kept != [secret]:
+        connection.set_secret(secret)
+    connection.full_clean()
+    connection.save()
+    return {"webhook_url": reverse("platforms:shopify"), "shop_domain": HANDOFF_SHOP, "webhook_secret": secret}
 
 
 def _property(brand, host, *, primary: bool) -> Property:

@@ -10,6 +10,11 @@
  *   sms_code        the link's discount code, when it has one, for the checkout to pre-fill
  * on the registrable domain, so www., the apex and a checkout. subdomain all read them, and removes
  * the parameters from the address bar (other parameters and the #fragment stay as they were).
+ *
+ * On a Shopify storefront (window.Shopify) it also writes the click id into the cart's attributes
+ * (POST /cart/update.js, {"attributes": {"sms_click_id": ...}}), once per click and cart: Shopify copies
+ * them into the order's note_attributes, so the shop's signed order webhook carries the click even when
+ * no thank-you page script runs.
  * No dependencies, no build step: plain ES2017.
  */
 (function () {
@@ -98,9 +103,62 @@
     }
   }
 
+  function cookieValue(name) {
+    const found = document.cookie.split(/;\s*/).filter(function (c) { return c.indexOf(name + "=") === 0; })[0];
+    return found ? decode(found.slice(name.length + 1)) : "";
+  }
+
+  const CART_MARKER = "sms_cart_click";
+
+  function shareWithShopifyCart() {
+    const shopify = window.Shopify;
+    const click = cookieValue("sms_click_id");
+    if (!shopify || !shopify.shop || !click || typeof window.fetch !== "function") {
+      return;
+    }
+    // Once per click and cart: a new cart (after an order) gets the click again.
+    const marker = click + "|" + cookieValue("cart");
+    try {
+      if (window.sessionStorage.getItem(CART_MARKER) === marker) {
+        return;
+      }
+    } catch (e) {
+      // Storage refused (a private mode): the cart is simply written on every page.
+    }
+    const root = (shopify.routes && shopify.routes.root) || "/";
+    window.fetch(root + "cart/update.js", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify({ attributes: { sms_click_id: click } }),
+    }).then(function (response) {
+      if (response.ok) {
+        try {
+          window.sessionStorage.setItem(CART_MARKER, click + "|" + cookieValue("cart"));
+        } catch (e) {
+          // As above.
+        }
+      }
+    }).catch(function () {
+      // The next page tries again.
+    });
+  }
+
   try {
     capture();
   } catch (e) {
     // Never break the brand's page over attribution.
+  }
+  try {
+    if (window.Shopify) {
+      shareWithShopifyCart();
+    } else {
+      // Shopify's own head script defines window.Shopify; a script loaded async may run before it.
+      window.addEventListener("load", function () {
+        try { shareWithShopifyCart(); } catch (e) { /* as above */ }
+      });
+    }
+  } catch (e) {
+    // As above.
   }
 })();

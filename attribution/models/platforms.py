@@ -1,0 +1,43 @@
+"""The storefront platforms' webhook deliveries (attribution/platforms/): each verified delivery's id, so
+that a redelivery changes nothing, and the deliveries whose signature failed, for the overview."""
+
+from django.db import models
+
+from brands.models import PlatformConnection
+
+
+class PlatformDelivery(models.Model):
+    """One delivery a connection's platform sent: verified (its id decides redeliveries), or refused for its
+    signature (stored within the signature-failure limit, never unique: anyone can send one)."""
+
+    connection = models.ForeignKey(
+        PlatformConnection, on_delete=models.CASCADE, related_name="deliveries", db_index=False
+    )  # the indexes below start with connection
+    # Shopify's X-Shopify-Webhook-Id (the same on every retry); WooCommerce's X-WC-Webhook-Delivery-ID with
+    # the body's digest (WooCommerce derives its id from the webhook and the second it was sent).
+    delivery_id = models.CharField(max_length=255, blank=True, default="")
+    topic = models.CharField(max_length=64, blank=True, default="")
+    order_id = models.CharField(max_length=255, blank=True, default="")
+    verified = models.BooleanField(default=True)
+    received_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "platform deliveries"
+        constraints = [
+            # Decides redeliveries, race-safe: the second of two concurrent copies of one delivery waits on
+            # this key and is then refused (attribution.deliveries). Unverified rows never take an id.
+            models.UniqueConstraint(
+                fields=["connection", "delivery_id"],
+                condition=models.Q(verified=True),
+                name="platform_delivery_once",
+            ),
+        ]
+        indexes = [
+            # The overview, per connection: the last delivery, deliveries per day and signature failures.
+            models.Index(fields=["connection", "-received_at"], name="platform_delivery_time_idx"),
+            # Retention (health.pruning): the oldest deliveries of every connection.
+            models.Index(fields=["received_at"], name="platform_delivery_prune_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.topic} {self.delivery_id or '(unverified)'}"

@@ -1,0 +1,390 @@
+"""The receiver every storefront platform's webhook comes through: the shared mechanics (the raw body and its
+limit, the shop's connection, the signature, the answer, the outcome row, the spool), so that a platform's
+module only names its headers and reads its own order shape into an attribution.deliveries.Delivery.
+
+The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
+body over the limit (413) → no connection for the shop (401 unknown_shop) → signature missing or wrong
+(401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
+transaction (attribution.deliveries): a redelivery (200 redelivery), a topic or status with nothing to do
+(200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
+
+Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row (within
+a limit per connection, or per address for an unknown shop), and its delivery id is never taken. Secrets
+and signatures are never stored or logged; the body is kept as the fields the platform module reads
+(brands.privacy.keep_platform_body).
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import DatabaseError
+from django.http import JsonResponse
+from django.utils import timezone
+from django.utils.decorators import method_decorator
+from django.views import View
+from django.views.decorators.csrf import csrf_exempt
+
+from attribution import deliveries, spool
+from attribution.api import throttles
+from attribution.deliveries import Action, Delivery, PlatformOrder
+from attribution.models import PlatformDelivery
+from attribution.outcomes import Outcome, Result, envelope, say
+from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
+from brands.hosts import normalize_host
+from brands.models import PlatformConnection
+from brands.privacy import hashed, keep_platform_body
+from brands.resolution import connection_for
+from brands.sealing import UnreadableSecret
+from config.lib.clients import client_address
+from health.log.recording import FAULTS, EventRecord, Receipt, count_unresolved_host, record
+
+logger = logging.getLogger(__name__)
+
+
+class Read:
+    """What a platform's module read from one delivery: what it asks, the order, or why nothing."""
+
+    def __init__(self, action: Action, order: PlatformOrder | None = None, *, note: str = "", refusal=None):
+        self.action, self.order, self.note, self.refusal = action, order, note, refusal
+
+
+@method_decorator(
+    csrf_exempt, name="dispatch"
+)  # a platform's server posts here; there is no session to guard
+class Receiver(View):
+    """One platform's webhook: POST only. Subclasses name the platform and its headers and read its order."""
+
+    http_method_names = ["post"]
+    endpoint = ""  # the outcome log's endpoint (health.log.models.Endpoint)
+    platform = ""  # PlatformConnection.Platform
+    name = ""  # as answers name it
+    shop_header = ""  # the header naming the shop (its META key)
+    signature_header = ""  # the header carrying the signature (its META key)
+    signature_header_name = ""  # as the answers name it
+    topics: frozenset = frozenset()  # the topics this service acts on; any other is ignored
+
+    # --- what each platform says ----------------------------------------------------------------------
+
+    def shop_of(self, request) -> str:
+        """The shop's domain as the delivery names it (normalized by the caller)."""
+        return request.META.get(self.shop_header, "")
+
+    def topic_of(self, request) -> str:
+        raise NotImplementedError
+
+    def delivery_id_of(self, request, body: bytes) -> str:
+        raise NotImplementedError
+
+    def ping_of(self, request, body: bytes) -> str | None:
+        """The webhook id when this is the platform's ping (no order, no signature); None otherwise."""
+        return None
+
+    def kept(self, order: dict) -> dict:
+        """What the outcome log keeps of the platform's order: the fields read, as sent (addresses hashed by
+        brands.privacy.keep_platform_body); nothing of the shopper's details, which are not read."""
+        raise NotImplementedError
+
+    def read(self, *, topic: str, document, connection: PlatformConnection) -> Read:
+        """The platform's order shape read into what the delivery asks, for a topic of `topics` (no database
+        here). `document` is any JSON value: a body that is not an order is a refusal."""
+        raise NotImplementedError
+
+    # --- the shared mechanics -------------------------------------------------------------------------
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        return _json(envelope(success=False, outcome=Outcome.METHOD_NOT_ALLOWED, text="Send POST."), 405)
+
+    def post(self, request, *args, **kwargs):
+        try:
+            return self._post(request)
+        except DatabaseError:  # before the delivery could be verified (its connection read): nothing kept
+            logger.exception("platform delivery not verified: database away")
+            return self._answer(request, Result(Outcome.INSERT_FAILED, say("platform.not_kept"), status=503))
+        except Exception:  # noqa: BLE001  (a bug: answered in JSON; the platform sends the delivery again)
+            logger.exception("platform receiver error")
+            return self._answer(request, Result(Outcome.HANDLER_ERROR, say("platform.not_kept"), status=500))
+
+    def _post(self, request):
+        received_at = timezone.now()
+        request.event_endpoint = self.endpoint
+        body = _read_body(request)
+        receipt = Receipt(
+            endpoint=self.endpoint,
+            received_at=received_at,
+            request_id=getattr(request, "request_id", ""),
+            body=body,
+            body_parsed=False,
+        )
+        shop = normalize_host(self.shop_of(request)) or ""
+        if body is None:
+            return self._refuse(
+                request,
+                receipt,
+                Result(
+                    Outcome.INVALID_PARAMS,
+                    say("platform.too_large", limit=settings.PLATFORM_BODY_MAX_BYTES // 1024),
+                    status=413,
+                ),
+                shop=shop,
+            )
+        webhook = self.ping_of(request, body)
+        if webhook is not None:
+            return _json(
+                envelope(success=True, outcome=Outcome.PING, text=say("platform.ping", webhook=webhook)), 200
+            )
+        connection = connection_for(self.platform, shop) if shop else None
+        if connection is None:
+            text = (
+                say("platform.unknown_shop", platform=self.name, shop=shop)
+                if shop
+                else say("platform.no_shop", header=_header_name(self.shop_header))
+            )
+            return self._refuse(request, receipt, Result(Outcome.UNKNOWN_SHOP, text), shop=shop)
+        refusal = self._verify(request, body, connection, now=received_at)
+        if refusal is not None:
+            return self._refuse(request, receipt, refusal, connection=connection)
+        return self._receive(request, body, receipt, connection, received_at=received_at)
+
+    def _verify(self, request, body: bytes, connection: PlatformConnection, *, now) -> Result | None:
+        """None when the body is signed with one of the connection's secrets; the refusal otherwise."""
+        header = self.signature_header_name
+        given = request.META.get(self.signature_header, "").strip()
+        if not given:
+            return Result(Outcome.INVALID_SIGNATURE, say("platform.no_signature", header=header))
+        try:
+            if any(_signed(body, secret, given) for secret in connection.signing_secrets(now=now)):
+                return None
+            replaced = connection.replaced_secret()
+        except UnreadableSecret:
+            logger.error("platform signing secret unreadable", extra={"connection": connection.pk})
+            return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
+        if replaced is not None and _signed(body, replaced, given):
+            when = timezone.localtime(connection.secret_replaced_at).strftime("%Y-%m-%d %H:%M %Z")
+            return Result(Outcome.INVALID_SIGNATURE, say("platform.stale_signature", replaced=when))
+        return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
+
+    def _receive(self, request, body: bytes, receipt: Receipt, connection, *, received_at) -> JsonResponse:
+        topic = self.topic_of(request)
+        delivery = Delivery(
+            endpoint=self.endpoint,
+            platform=self.name,
+            connection_id=connection.pk,
+            brand_id=connection.brand_id,
+            host=connection.property_host,
+            delivery_id=self.delivery_id_of(request, body),
+            topic=topic,
+            action=Action.IGNORE,
+        )
+        read = Read(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
+        try:
+            document = loads_order(body)
+        except (ValueError, RecursionError) as exc:
+            if topic in self.topics:
+                read = Read(
+                    Action.RECORD,
+                    refusal=[Outcome.INVALID_PARAMS, say("platform.not_json", problem=_short(exc))],
+                )
+        else:
+            if isinstance(document, dict):
+                receipt.request.update(body=keep_platform_body(self.kept(document)), body_parsed=True)
+            if topic in self.topics:
+                read = self.read(topic=topic, document=document, connection=connection)
+        delivery.action, delivery.order, delivery.note, delivery.refusal = (
+            read.action,
+            read.order,
+            read.note,
+            read.refusal,
+        )
+        if not connection.is_enabled or not connection.brand_is_active:
+            words = "platform.disabled" if not connection.is_enabled else "platform.brand_inactive"
+            result = Result(
+                Outcome.CONNECTION_DISABLED,
+                say(words, platform=self.name, shop=connection.shop_domain),
+                brand_id=connection.brand_id,
+                order_id=delivery.order_id_shown(),
+            )
+            _record(receipt.event(result))
+            return self._answer(request, result)
+        try:
+            result = deliveries.receive(delivery, received_at=received_at, receipt=receipt)
+        except Exception:  # noqa: BLE001  (a bug: the delivery is verified and read, so it is kept for replay)
+            logger.exception("platform delivery failed", extra={"brand_id": delivery.brand_id})
+            result = Result(
+                Outcome.HANDLER_ERROR,
+                say("handler_error"),
+                brand_id=delivery.brand_id,
+                order_id=delivery.order_id_shown(),
+            )
+        if result.outcome in FAULTS:
+            return self._kept_for_later(request, receipt, delivery, result)
+        return self._answer(request, result)
+
+    def _kept_for_later(self, request, receipt: Receipt, delivery: Delivery, result: Result) -> JsonResponse:
+        """A fault on our side: keep the delivery in the spool and answer 200, or 503 when it could not be kept
+        (the platform retries then)."""
+        event = receipt.event(result)
+        try:
+            spool.keep_event(
+                endpoint=self.endpoint,
+                received_at=event.received_at,
+                request_id=event.request_id,
+                body=(event.request_body or "").encode(),
+                brand_id=delivery.brand_id,
+                answered=str(result.outcome),
+                event=delivery.as_json(),
+            )
+        except OSError:
+            logger.critical(
+                "spool write failed: delivery not kept", exc_info=True, extra={"request_id": event.request_id}
+            )
+            result.status = 503
+            return self._answer(request, result)
+        _record(event)  # when the database answers again; the replay resolves this row
+        return self._answer(request, result)
+
+    def _refuse(
+        self, request, receipt: Receipt, result: Result, *, shop: str = "", connection=None
+    ) -> JsonResponse:
+        """A delivery refused before it is trusted: its row in the brand's log when the shop is known (within
+        the signature-failure limit per connection), else in the log of no brand (within the limit per address)."""
+        at = receipt.request["received_at"]
+        if connection is None and shop and result.outcome != Outcome.UNKNOWN_SHOP:
+            connection = connection_for(self.platform, shop)
+        if connection is not None:
+            result.brand_id = connection.brand_id
+            rate = settings.API_THROTTLE_RATES.get("signature_failures")
+            allowed = not rate or throttles.hit(f"signature_failures:{connection.pk}", rate=rate)[0]
+            if allowed:
+                # Signature failures are counted per connection for the overview; a body over the limit is not one.
+                refused = _refused_delivery(connection, request, self, at)
+                _record(
+                    receipt.event(result),
+                    delivery=refused if result.outcome == Outcome.INVALID_SIGNATURE else None,
+                )
+        else:
+            rate = settings.API_THROTTLE_RATES.get("brandless_events")
+            if not rate or throttles.hit(f"brandless_events:{client_address(request)}", rate=rate)[0]:
+                _record(receipt.event(result))
+            else:
+                _count(shop, at)
+        return self._answer(request, result)
+
+    def _answer(self, request, result: Result) -> JsonResponse:
+        request.event_brand_id = result.brand_id
+        request.event_outcome = str(result.outcome)
+        headers = {"WWW-Authenticate": "HMAC-SHA256"} if result.http_status == 401 else None
+        return _json(result.body(), result.http_status, headers=headers)
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads_order(raw: bytes):
+    """A platform's JSON body: UTF-8, no NaN or Infinity, decimals as Decimal. Unlike an order event's
+    (attribution.parsing.loads_strict) a key named twice is not refused: the platforms write their own bodies,
+    and checking every object of a big order costs a call per object."""
+    text = raw.decode("utf-8-sig")
+    document = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+    # Only \u escapes can produce what no text column holds (U+0000, a lone surrogate).
+    if "\\u" in text and holds_unstorable_text(document):
+        raise ValueError("a string holds \\u0000 or an unpaired surrogate such as \\ud800")
+    return document
+
+
+def _signed(body: bytes, secret: str, given: str) -> bool:
+    expected = base64.b64encode(hmac.digest(secret.encode(), body, "sha256"))
+    return hmac.compare_digest(expected, given.encode("utf-8", "replace"))
+
+
+def _read_body(request) -> bytes | None:
+    """The raw body, or None when it is over PLATFORM_BODY_MAX_BYTES (nothing of it is then read)."""
+    limit = settings.PLATFORM_BODY_MAX_BYTES
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if length.isdigit() and int(length) > limit:
+        return None
+    body = request.read(limit + 1)
+    return None if len(body) > limit else body
+
+
+def _refused_delivery(connection, request, receiver: Receiver, at) -> PlatformDelivery:
+    return PlatformDelivery(
+        connection_id=connection.pk,
+        delivery_id=(
+            request.META.get("HTTP_X_SHOPIFY_WEBHOOK_ID")
+            or request.META.get("HTTP_X_WC_WEBHOOK_DELIVERY_ID")
+            or ""
+        )[:255],
+        topic=receiver.topic_of(request)[:64],
+        verified=False,
+        received_at=at,
+    )
+
+
+def _record(event: EventRecord, *, delivery: PlatformDelivery | None = None) -> None:
+    """An outcome row the delivery layer does not write itself (a refusal): lost, and logged, if the database
+    is away, since nothing of the delivery was trusted or done."""
+    try:
+        record(event)
+        if delivery is not None:
+            delivery.save(force_insert=True)
+    except DatabaseError:
+        logger.exception("outcome log write failed", extra={"request_id": event.request_id})
+
+
+def _count(shop: str, at) -> None:
+    try:
+        count_unresolved_host(shop, at=at)
+    except DatabaseError:
+        logger.warning("unknown-shop count failed", exc_info=True)
+
+
+def _json(body: dict, status: int, *, headers=None) -> JsonResponse:
+    return JsonResponse(body, status=status, headers=headers, json_dumps_params={"separators": (",", ":")})
+
+
+def _header_name(meta_key: str) -> str:
+    return "-".join(part.capitalize() for part in meta_key.removeprefix("HTTP_").split("_"))
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def body_digest(body: bytes) -> str:
+    """A delivery's body as a short id, where the platform's own delivery id is not enough."""
+    return hashlib.sha256(body).hexdigest()[:32]
+
+
+# --- helpers for reading a platform's order -----------------------------------------------------------
+
+
+def moment(value):
+    """A platform's timestamp (ISO 8601, UTC without an offset), or None when it cannot be read."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return parse_timestamp(value)
+    except FieldError:
+        return None
+
+
+def email_kept(*values) -> str | None:
+    """The first address given, as the service keeps it (its hash); the address itself goes no further."""
+    for value in values:
+        if isinstance(value, str) and "@" in value:
+            return hashed(value)
+    return None
+
+
+def flag(value) -> bool:
+    try:
+        return parse_bool(value)
+    except FieldError:
+        return False

@@ -1,0 +1,138 @@
+"""Shopify's order webhooks (Settings → Notifications → Webhooks, format JSON; or an app's subscriptions):
+POST /api/platforms/shopify, signed with X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body), the shop
+named by X-Shopify-Shop-Domain, each delivery by X-Shopify-Webhook-Id (the same on every retry).
+
+- orders/create and orders/paid record the order, whichever comes first; the other is `already_received`.
+- orders/updated follows the counted amount, and cancels once the order is cancelled, refunded or voided.
+- orders/cancelled cancels. Any other topic is `ignored`.
+
+The order's REST shape is read here and nowhere else (docs/integration.md, "Shopify").
+"""
+
+from urllib.parse import parse_qsl, urlsplit
+
+from attribution.deliveries import Action, PlatformOrder
+from attribution.links import CLICK_ID_PARAM
+from attribution.outcomes import Outcome, say
+from brands.models import PlatformConnection
+from brands.privacy import hashed
+
+from .base import Read, Receiver, body_digest, email_kept, flag, moment
+
+CART_ATTRIBUTE = "sms_click_id"  # what sms-click.js writes into the cart's attributes (/cart/update.js)
+TOPICS = {
+    "orders/create": Action.RECORD,
+    "orders/paid": Action.RECORD,
+    "orders/updated": Action.FOLLOW,
+    "orders/cancelled": Action.CANCEL,
+}
+# What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
+KEPT = (
+    "id",
+    "name",
+    "order_number",
+    "email",
+    "contact_email",
+    "currency",
+    "presentment_currency",
+    "subtotal_price",
+    "current_subtotal_price",
+    "total_price",
+    "current_total_price",
+    "total_tax",
+    "total_discounts",
+    "financial_status",
+    "cancelled_at",
+    "cancel_reason",
+    "test",
+    "landing_site",
+    "referring_site",
+    "note_attributes",
+    "discount_codes",
+    "source_name",
+    "created_at",
+    "updated_at",
+)
+# financial_status values of an order whose money went back, or never came.
+NOT_PAID_FOR = frozenset({"refunded", "voided"})
+
+
+class ShopifyReceiver(Receiver):
+    endpoint = "shopify"
+    platform = PlatformConnection.Platform.SHOPIFY
+    name = "Shopify"
+    shop_header = "HTTP_X_SHOPIFY_SHOP_DOMAIN"
+    signature_header = "HTTP_X_SHOPIFY_HMAC_SHA256"
+    signature_header_name = "X-Shopify-Hmac-Sha256"
+    topics = frozenset(TOPICS)
+
+    def topic_of(self, request) -> str:
+        return request.META.get("HTTP_X_SHOPIFY_TOPIC", "").strip()
+
+    def delivery_id_of(self, request, body: bytes) -> str:
+        return request.META.get("HTTP_X_SHOPIFY_WEBHOOK_ID", "").strip() or f"sha256:{body_digest(body)}"
+
+    def kept(self, order: dict) -> dict:
+        kept = {name: order[name] for name in KEPT if name in order}
+        customer = order.get("customer")
+        if isinstance(customer, dict):
+            kept["customer"] = {name: customer[name] for name in ("id", "email") if name in customer}
+        for holder, name in ((kept, "email"), (kept, "contact_email"), (kept.get("customer", {}), "email")):
+            if isinstance(holder.get(name), str) and holder[name].strip():
+                holder[name] = hashed(holder[name])
+        return kept
+
+    def read(self, *, topic, document, connection) -> Read:
+        if not isinstance(document, dict):
+            return Read(TOPICS[topic], refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
+        return Read(TOPICS[topic], read_order(document, connection))
+
+
+def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
+    """Shopify's order (REST shape) as the service reads it."""
+    by_name = connection.order_id_source == PlatformConnection.OrderId.NAME
+    if connection.amount_counted == PlatformConnection.Amount.TOTAL:
+        amount_name = _first_given(order, "current_total_price", "total_price")
+    else:
+        amount_name = _first_given(order, "current_subtotal_price", "subtotal_price")
+    customer = order.get("customer") if isinstance(order.get("customer"), dict) else {}
+    orders_count = customer.get("orders_count")  # gone from the order's customer since API 2022-04
+    return PlatformOrder(
+        order_id=order.get("name") if by_name else order.get("id"),
+        amount=order.get(amount_name),
+        currency=order.get("currency"),
+        is_test=flag(order.get("test")),
+        is_returning_customer=isinstance(orders_count, int) and orders_count > 1,
+        codes=[c.get("code") for c in _list(order.get("discount_codes")) if isinstance(c, dict)],
+        clicks=_clicks(order),
+        email=email_kept(order.get("email"), order.get("contact_email"), customer.get("email")),
+        cancelled=bool(order.get("cancelled_at")) or order.get("financial_status") in NOT_PAID_FOR,
+        placed_at=moment(order.get("created_at")),
+        changed_at=moment(order.get("updated_at")),
+        names={"order_id": "name" if by_name else "id", "amount": amount_name},
+    )
+
+
+def _clicks(order: dict) -> list:
+    """The click id candidates, the most trusted first: the cart attribute sms-click.js set from the click
+    cookie, then the first page of the shopper's visit (Shopify's landing_site)."""
+    found = [
+        ["the cart attribute sms_click_id", attribute.get("value")]
+        for attribute in _list(order.get("note_attributes"))
+        if isinstance(attribute, dict) and attribute.get("name") == CART_ATTRIBUTE
+    ]
+    landing = order.get("landing_site")
+    if isinstance(landing, str) and CLICK_ID_PARAM in landing:
+        query = dict(parse_qsl(urlsplit(landing).query, keep_blank_values=True))
+        if query.get(CLICK_ID_PARAM):
+            found.append(["landing_site", query[CLICK_ID_PARAM]])
+    return found
+
+
+def _first_given(order: dict, current: str, original: str) -> str:
+    """The name of the amount to read: its current value (after edits and refunds), else the original."""
+    return current if order.get(current) is not None else original
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []

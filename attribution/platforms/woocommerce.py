@@ -1,0 +1,157 @@
+"""WooCommerce's order webhooks (WooCommerce → Settings → Advanced → Webhooks, API version WP REST v3):
+POST /api/platforms/woocommerce, signed with X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the
+webhook's secret), the site named by X-WC-Webhook-Source, the topic by X-WC-Webhook-Topic.
+
+- order.created and order.updated record the order once it is paid (processing or completed), then follow its
+  amount; cancelled or refunded cancels it; any other status (pending, on-hold, failed) is `ignored`.
+- order.deleted cancels (its body carries only the order's id). Any other topic is `ignored`.
+- The ping WooCommerce sends when a webhook is saved (a form body `webhook_id=N`, unsigned) is answered 200.
+
+WooCommerce's delivery id is made of the webhook's id and the second it was sent, so two deliveries in one
+second share it: the id kept is the delivery id with the body's digest (a retry sends the same body).
+The order's REST shape is read here and nowhere else (docs/integration.md, "WooCommerce").
+"""
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from attribution.deliveries import Action, PlatformOrder
+from attribution.outcomes import Outcome, say
+from brands.models import PlatformConnection
+from brands.privacy import hashed
+
+from .base import Read, Receiver, body_digest, email_kept, moment
+
+META_KEYS = frozenset({"sms_click_id", "_sms_click_id"})  # where a store's checkout keeps the click cookie
+PAID = frozenset({"processing", "completed"})
+UNDONE = frozenset({"cancelled", "refunded"})
+# What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
+KEPT = (
+    "id",
+    "number",
+    "status",
+    "currency",
+    "total",
+    "discount_total",
+    "shipping_total",
+    "total_tax",
+    "refunds",
+    "customer_id",
+    "created_via",
+    "payment_method",
+    "date_created_gmt",
+    "date_modified_gmt",
+    "date_paid_gmt",
+)
+_PING = re.compile(rb"webhook_id=([0-9]{1,20})")
+
+
+class WooCommerceReceiver(Receiver):
+    endpoint = "woocommerce"
+    platform = PlatformConnection.Platform.WOOCOMMERCE
+    name = "WooCommerce"
+    shop_header = "HTTP_X_WC_WEBHOOK_SOURCE"
+    signature_header = "HTTP_X_WC_WEBHOOK_SIGNATURE"
+    signature_header_name = "X-WC-Webhook-Signature"
+    topics = frozenset({"order.created", "order.updated", "order.deleted", "order.restored"})
+
+    def topic_of(self, request) -> str:
+        return request.META.get("HTTP_X_WC_WEBHOOK_TOPIC", "").strip()
+
+    def delivery_id_of(self, request, body: bytes) -> str:
+        return f"{request.META.get('HTTP_X_WC_WEBHOOK_DELIVERY_ID', '').strip()[:200]}:{body_digest(body)}"
+
+    def ping_of(self, request, body: bytes) -> str | None:
+        if request.META.get(self.signature_header):
+            return None
+        found = _PING.fullmatch(body.strip())
+        return found.group(1).decode() if found else None
+
+    def kept(self, order: dict) -> dict:
+        kept = {name: order[name] for name in KEPT if name in order}
+        if isinstance(order.get("coupon_lines"), list):
+            kept["coupon_lines"] = [
+                {name: c.get(name) for name in ("code", "discount")}
+                for c in order["coupon_lines"]
+                if isinstance(c, dict)
+            ]
+        if isinstance(order.get("meta_data"), list):
+            kept["meta_data"] = [
+                m for m in order["meta_data"] if isinstance(m, dict) and m.get("key") in META_KEYS
+            ]
+        email = order["billing"].get("email") if isinstance(order.get("billing"), dict) else None
+        if isinstance(email, str) and email.strip():
+            kept["billing"] = {"email": hashed(email)}
+        return kept
+
+    def read(self, *, topic, document, connection) -> Read:
+        if not isinstance(document, dict):
+            return Read(Action.RECORD, refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
+        order = read_order(document, connection)
+        if topic == "order.deleted":
+            if order.order_id is None:
+                # Its body is only {"id": N}: an order known by its number cannot be found from it.
+                return Read(Action.IGNORE, order, note=say("platform.deleted_by_number"))
+            return Read(Action.CANCEL, order)
+        status = document.get("status")
+        if status in PAID:
+            return Read(Action.RECORD if topic == "order.created" else Action.RECORD_OR_FOLLOW, order)
+        if status in UNDONE:
+            return Read(Action.CANCEL, order)
+        return Read(
+            Action.IGNORE,
+            order,
+            note=say("platform.ignored_status", order_id=order.order_id, status=status or "without a status"),
+        )
+
+
+def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
+    """WooCommerce's order (REST v3 shape) as the service reads it."""
+    by_number = connection.order_id_source == PlatformConnection.OrderId.NAME
+    billing = order.get("billing") if isinstance(order.get("billing"), dict) else {}
+    return PlatformOrder(
+        order_id=order.get("number") if by_number else order.get("id"),
+        amount=_counted(order, connection),
+        currency=order.get("currency"),
+        codes=[c.get("code") for c in _list(order.get("coupon_lines")) if isinstance(c, dict)],
+        clicks=[
+            [f"the order's meta_data {m.get('key')}", m.get("value")]
+            for m in _list(order.get("meta_data"))
+            if isinstance(m, dict) and m.get("key") in META_KEYS
+        ],
+        email=email_kept(billing.get("email")),
+        cancelled=order.get("status") in UNDONE,
+        placed_at=moment(order.get("date_created_gmt")),
+        changed_at=moment(order.get("date_modified_gmt")),
+        names={"order_id": "number" if by_number else "id", "amount": "total"},
+    )
+
+
+def _counted(order: dict, connection: PlatformConnection):
+    """The amount the connection counts, less what was refunded: the total, or the total without shipping and
+    taxes (WooCommerce's total already has the discounts off). A part that is not a plain number leaves the
+    total as sent, for the field rule to refuse."""
+    total = order.get("total")
+    parts = [total]
+    if connection.amount_counted == PlatformConnection.Amount.SUBTOTAL:
+        parts += [_negated(order.get("shipping_total")), _negated(order.get("total_tax"))]
+    parts += [r.get("total") for r in _list(order.get("refunds")) if isinstance(r, dict)]  # negative already
+    try:
+        amount = sum((Decimal(str(part).strip()) for part in parts if part not in (None, "")), Decimal(0))
+    except (InvalidOperation, ValueError):
+        return total
+    if not isinstance(total, str | int) or not amount.is_finite():
+        return total
+    return str(max(amount, Decimal(0)))
+
+
+def _negated(value):
+    return (
+        f"-{value}"
+        if isinstance(value, str) and value.strip() and not value.strip().startswith("-")
+        else value
+    )
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []

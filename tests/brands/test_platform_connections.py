@@ -1,0 +1,205 @@
+"""A brand's storefront-platform connections: the signing secret is write-only and kept encrypted, a replaced
+one verifies for an hour, and an enabled connection hands the brand's orders off."""
+
+from datetime import timedelta
+
+import pytest
+from cryptography.fernet import Fernet
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from brands import sealing
+from brands.models import PlatformConnection
+from brands.resolution import resolve_host
+from tests.factories import UserFactory
+
+SECRET = "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"
+
+
+@pytest.fixture
+def manager_client(client, db):
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+def connect(prop, **values) -> PlatformConnection:
+    connection = PlatformConnection(
+        brand=prop.brand,
+        property=prop,
+        platform=values.pop("platform", "shopify"),
+        shop_domain=values.pop("shop_domain", "acme-demo.myshopify.com"),
+        **values,
+    )
+    connection.set_secret(SECRET)
+    connection.full_clean()
+    connection.save()
+    return connection
+
+
+def test_the_secret_is_kept_encrypted_and_read_back_for_signing(prop):
+    connection = connect(prop)
+
+    stored = PlatformConnection.objects.get(pk=connection.pk)
+    assert SECRET not in stored.secret
+    assert list(stored.signing_secrets(now=timezone.now())) == [SECRET]
+
+
+def test_a_replaced_secret_still_verifies_for_an_hour_then_no_more(prop):
+    connection = connect(prop)
+    replaced_at = timezone.now()
+    connection.set_secret("the-new-secret", at=replaced_at)
+    connection.save()
+
+    within = replaced_at + timedelta(minutes=59)
+    after = replaced_at + timedelta(minutes=61)
+    assert list(connection.signing_secrets(now=within)) == ["the-new-secret", SECRET]
+    assert list(connection.signing_secrets(now=after)) == ["the-new-secret"]
+    assert connection.replaced_secret() == SECRET  # kept to tell a stale signature from a forged one
+
+
+def test_a_secret_sealed_under_other_keys_cannot_be_read(prop, settings):
+    connection = connect(prop)
+    settings.PLATFORM_SECRET_KEYS = [Fernet.generate_key().decode()]
+
+    with pytest.raises(sealing.UnreadableSecret):
+        list(connection.signing_secrets(now=timezone.now()))
+
+
+def test_the_first_configured_key_seals_and_the_others_still_open(prop, settings):
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    settings.PLATFORM_SECRET_KEYS = [old]
+    connection = connect(prop)
+    settings.PLATFORM_SECRET_KEYS = [new, old]
+
+    assert list(connection.signing_secrets(now=timezone.now())) == [SECRET]
+    assert Fernet(new.encode()).decrypt(sealing.seal("x").encode()) == b"x"
+
+
+def test_an_empty_secret_is_refused(prop):
+    with pytest.raises(ValueError):
+        PlatformConnection(brand=prop.brand, property=prop).set_secret("   ")
+
+
+def test_a_shopify_connection_needs_the_myshopify_domain(prop):
+    connection = PlatformConnection(
+        brand=prop.brand, property=prop, platform="shopify", shop_domain="shop.acme.example"
+    )
+    connection.set_secret(SECRET)
+
+    with pytest.raises(ValidationError) as refused:
+        connection.full_clean()
+    assert "myshopify.com" in str(refused.value)
+
+
+def test_a_woocommerce_connection_keeps_the_site_host_normalized(prop):
+    connection = connect(prop, platform="woocommerce", shop_domain="https://WWW.Shop.Acme.Example/")
+
+    assert connection.shop_domain == "shop.acme.example"
+
+
+def test_a_shop_is_connected_to_one_brand_only(prop, other_prop):
+    connect(prop)
+    twin = PlatformConnection(
+        brand=other_prop.brand, property=other_prop, platform="shopify", shop_domain="acme-demo.myshopify.com"
+    )
+    twin.set_secret(SECRET)
+
+    with pytest.raises(ValidationError) as refused:
+        twin.full_clean()
+    assert "already connected" in str(refused.value)
+
+
+def test_a_property_of_another_brand_is_refused(prop, other_prop):
+    connection = PlatformConnection(
+        brand=prop.brand, property=other_prop, platform="shopify", shop_domain="acme-demo.myshopify.com"
+    )
+    connection.set_secret(SECRET)
+
+    with pytest.raises(ValidationError) as refused:
+        connection.full_clean()
+    assert "another brand" in str(refused.value)
+
+
+def test_an_enabled_connection_hands_the_brand_s_orders_off(prop):
+    assert resolve_host(prop.host).brand.storefront_handles_orders is False
+
+    connection = connect(prop)
+    assert resolve_host(prop.host).brand.storefront_handles_orders is True
+
+    connection.is_enabled = False
+    connection.save()
+    assert resolve_host(prop.host).brand.storefront_handles_orders is False
+
+
+def test_the_admin_takes_the_secret_and_never_shows_it_back(manager_client, prop):
+    response = manager_client.post(
+        "/admin/brands/platformconnection/add/",
+        {
+            "brand": prop.brand_id,
+            "platform": "shopify",
+            "shop_domain": "acme-demo.myshopify.com",
+            "property": prop.pk,
+            "signing_secret": SECRET,
+            "amount_counted": "subtotal",
+            "order_id_source": "id",
+            "is_enabled": "on",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    connection = PlatformConnection.objects.get()
+    assert list(connection.signing_secrets(now=timezone.now())) == [SECRET]
+
+    for page in (
+        f"/admin/brands/platformconnection/{connection.pk}/change/",
+        "/admin/brands/platformconnection/",
+        f"/admin/brands/brand/{prop.brand_id}/change/",
+    ):
+        html = manager_client.get(page).content.decode()
+        assert SECRET not in html
+        assert connection.secret not in html
+        assert "kept (encrypted)" in html
+
+
+def test_the_admin_keeps_the_secret_when_the_field_is_left_empty(manager_client, prop):
+    connection = connect(prop)
+    kept = connection.secret
+
+    response = manager_client.post(
+        f"/admin/brands/platformconnection/{connection.pk}/change/",
+        {
+            "brand": prop.brand_id,
+            "platform": "shopify",
+            "shop_domain": "acme-demo.myshopify.com",
+            "property": prop.pk,
+            "signing_secret": "",
+            "amount_counted": "total",
+            "order_id_source": "name",
+        },
+    )
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    connection.refresh_from_db()
+    assert connection.secret == kept
+    assert (connection.amount_counted, connection.order_id_source, connection.is_enabled) == (
+        "total",
+        "name",
+        False,
+    )
+
+
+def test_a_new_connection_without_a_secret_is_a_form_error(manager_client, prop):
+    response = manager_client.post(
+        "/admin/brands/platformconnection/add/",
+        {
+            "brand": prop.brand_id,
+            "platform": "shopify",
+            "shop_domain": "acme-demo.myshopify.com",
+            "property": prop.pk,
+            "amount_counted": "subtotal",
+            "order_id_source": "id",
+        },
+    )
+
+    assert response.status_code == 200
+    assert "Paste the signing secret the platform shows." in response.content.decode()
+    assert not PlatformConnection.objects.exists()
