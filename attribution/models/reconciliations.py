@@ -31,6 +31,10 @@ class Reconciliation(models.Model):
     format = models.CharField(max_length=12, choices=Format.choices)
     order_id_column = models.CharField(max_length=64)  # the header the order ids were read from
     amount_column = models.CharField(max_length=64)
+    # {field: header}: the header each field of the book was read from (only the fields read), and the
+    # fields the brand mapped to a header itself (the upload's column_<field> options).
+    columns = models.JSONField(default=dict, blank=True)
+    mapped_columns = models.JSONField(default=list, blank=True)
     row_count = models.PositiveIntegerField(default=0)  # the data rows read (the header is not one)
     period_start = models.DateTimeField(null=True, blank=True)  # the first and last ordered_at of the book
     period_end = models.DateTimeField(null=True, blank=True)

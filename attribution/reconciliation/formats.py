@@ -4,6 +4,8 @@ Three formats, told apart by the header (docs/reconciliation.md):
 - generic: order_id, amount, currency; optional status, code, click_id, ordered_at, test;
 - Shopify's orders export: one row per line item, the order's figures on its first row;
 - a WooCommerce orders export (from an extension: columns by their common names).
+A brand may map any field to a header of its file (the upload's column_<field> options): the map wins
+over the names the format would read, and the fields it leaves are found by name as before.
 
 UTF-8 with or without a byte order mark; `,` or `;` between cells. Amounts are read by the file's number
 format: a `,`-separated file writes 1,234.50 (a point before the decimals, commas between thousands), a
@@ -37,11 +39,13 @@ CLICK_ATTRIBUTE = "sms_click_id"  # the note/cart attribute the click script wri
 
 
 class BookError(Exception):
-    """The file as a whole cannot be read: answered 400 (413 for a limit), and nothing is stored."""
+    """The file as a whole cannot be read: answered 400 (413 for a limit), and nothing is stored. `header`
+    holds the file's column names when its header is what failed (the page offers them to map)."""
 
     def __init__(self, message: str, *, status: int = 400):
         super().__init__(message)
         self.message, self.status = message, status
+        self.header: list[str] = []
 
 
 @dataclass
@@ -83,12 +87,20 @@ class Columns:
     group_by: int | None = None  # Shopify: Name, which every line-item row of an order repeats
     order_id_name: str = ""
     amount_name: str = ""
+    # Each field of FIELDS that is read, with the header it is read from; the fields the brand mapped.
+    headers: dict = field(default_factory=dict)
+    mapped: tuple[str, ...] = ()
+    statuses: str = ""  # whose statuses the status column holds: a format's, or MAPPED (see _read_status)
 
 
 # --- the header ------------------------------------------------------------------------------------
 
 GENERIC_REQUIRED = ("order_id", "amount", "currency")
 GENERIC_OPTIONAL = ("status", "code", "click_id", "ordered_at", "test")
+# The fields a brand may map, named as the generic format's columns.
+FIELDS = GENERIC_REQUIRED + GENERIC_OPTIONAL
+MAP_PREFIX = "column_"  # an upload's column_<field>=<header> maps a field to a header of the file
+MAX_HEADER_NAME = 255
 WOO_ALIASES = {
     "order_id": ("order id", "order number", "order #", "order_id"),
     "amount": ("order total", "order total amount", "total"),
@@ -97,45 +109,153 @@ WOO_ALIASES = {
     "status": ("order status", "status"),
     "ordered_at": ("order date", "date created", "date"),
 }
+MAPPED = "mapped"  # Columns.statuses of a read through a map: the generic and the WooCommerce statuses
 
 
 def _key(name: str) -> str:
     return " ".join(name.strip().lower().split())
 
 
-def detect(header: list[str], *, order_id_column: str = "", amount_column: str = "") -> tuple[str, Columns]:
-    """The format of a header and where its fields are; BookError naming the missing column."""
+def check_map(column_map: dict[str, str]) -> None:
+    """BookError for a map no file could satisfy: an unknown field, an overlong name, one column twice."""
+    for name, header in column_map.items():
+        if name not in FIELDS:
+            raise BookError(
+                f"{MAP_PREFIX}{name[:40]} is not a field of a book. Fix: map "
+                + ", ".join(MAP_PREFIX + f for f in FIELDS)
+                + "."
+            )
+        if len(header) > MAX_HEADER_NAME:
+            raise BookError(f"{MAP_PREFIX}{name} is longer than {MAX_HEADER_NAME} characters.")
+    seen: dict[str, str] = {}
+    for name, header in column_map.items():
+        if (other := seen.setdefault(_key(header), name)) != name:
+            raise BookError(
+                f"The column {header[:60]!r} is mapped to both {other} and {name}. Fix: map each column to one field."
+            )
+
+
+def columns_named(header: list[str]) -> list[str]:
+    """The file's column names as a brand would pick them: stripped, the empty ones left out, each once."""
+    names, seen = [], set()
+    for name in header:
+        if (cleaned := name.strip()) and _key(cleaned) not in seen:
+            seen.add(_key(cleaned))
+            names.append(cleaned[:MAX_HEADER_NAME])
+    return names
+
+
+def _listed(header: list[str], most: int = 30) -> str:
+    names = columns_named(header)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _names(fmt: str, mapping: bool) -> dict[str, tuple[str, ...]]:
+    """The header names each field is found by: the format's own; beside a map, the other format's too,
+    since a file the brand maps is rarely named as ours (docs/decisions.md, "Reconciliation: a brand maps
+    the columns")."""
+    generic = {name: (name,) for name in FIELDS}
+    if fmt == Format.GENERIC:
+        return {f: generic[f] + WOO_ALIASES.get(f, ()) for f in FIELDS} if mapping else generic
+    return {f: WOO_ALIASES.get(f, ()) + (generic[f] if mapping else ()) for f in FIELDS}
+
+
+def suggest(header: list[str]) -> dict[str, str]:
+    """For each field, the column of this header a map would read without being told: a starting point
+    for a brand choosing its columns."""
+    index = _index(header)
+    found = _found(index, _names(Format.GENERIC, mapping=True), taken=set())
+    return {name: header[i].strip() for name, i in found.items()}
+
+
+def _index(header: list[str]) -> dict[str, int]:
     index: dict[str, int] = {}
     for i, name in enumerate(header):
-        index.setdefault(_key(name), i)
+        if name.strip():
+            index.setdefault(_key(name), i)
+    return index
+
+
+def _found(index: dict[str, int], names: dict[str, tuple[str, ...]], taken: set[int]) -> dict[str, int]:
+    """Each field at the first of its names the header has, leaving the columns already taken."""
+    found = {}
+    for name, aliases in names.items():
+        i = next((index[a] for a in aliases if a in index and index[a] not in taken), None)
+        if i is not None:
+            found[name] = i
+    return found
+
+
+def _mapped(header: list[str], index: dict[str, int], column_map: dict[str, str]) -> dict[str, int]:
+    """The mapped fields' columns; BookError naming a mapped header the file does not have."""
+    mapped = {}
+    for name, wanted in column_map.items():
+        i = index.get(_key(wanted))
+        if i is None:
+            raise BookError(
+                f"The header has no column {wanted[:60]!r} ({MAP_PREFIX}{name}). Fix: map a column the file "
+                f"has: {_listed(header)}."
+            )
+        mapped[name] = i
+    return mapped
+
+
+def detect(
+    header: list[str],
+    *,
+    order_id_column: str = "",
+    amount_column: str = "",
+    column_map: dict[str, str] | None = None,
+) -> tuple[str, Columns]:
+    """The format of a header and where its fields are; BookError naming the missing column. A mapped
+    field is read from its header whatever the format would read."""
+    column_map = column_map or {}
+    index = _index(header)
+    mapped = _mapped(header, index, column_map)
     if "name" in index and "financial status" in index:
-        return Format.SHOPIFY, _shopify_columns(index, order_id_column, amount_column)
+        return Format.SHOPIFY, _shopify_columns(index, header, order_id_column, amount_column, mapped)
     if any(alias in index for alias in ("order id", "order number")) and "order_id" not in index:
-        return Format.WOOCOMMERCE, _woo_columns(index, header)
-    missing = [name for name in GENERIC_REQUIRED if name not in index]
+        fmt = Format.WOOCOMMERCE
+    else:
+        fmt = Format.GENERIC
+    found = {**_found(index, _names(fmt, bool(mapped)), taken=set(mapped.values())), **mapped}
+    missing = [name for name in GENERIC_REQUIRED if name not in found]
+    if fmt == Format.WOOCOMMERCE and missing:
+        label = {"order_id": "Order ID", "amount": "Order Total", "currency": "Order Currency"}[missing[0]]
+        raise BookError(
+            f"The WooCommerce export has no {label} column. Fix: map the column that holds the "
+            f"{missing[0].replace('_', ' ')}."
+        )
     if missing:
         raise BookError(
-            f"The header has no {' and no '.join(missing)} column. Fix: name the columns order_id, amount and "
-            "currency (optional: status, code, click_id, ordered_at, test), or upload Shopify's or a "
-            "WooCommerce orders export as it comes."
+            f"The header has no {' and no '.join(missing)} column. Fix: map the file's columns that hold "
+            f"{'it' if len(missing) == 1 else 'them'}, name the columns order_id, amount and currency (optional: "
+            "status, code, click_id, ordered_at, test), or upload Shopify's or a WooCommerce orders export as "
+            "it comes."
         )
-    return Format.GENERIC, Columns(
-        order_id=index["order_id"],
-        amount=index["amount"],
-        currency=index["currency"],
-        **{name: index.get(name) for name in GENERIC_OPTIONAL},
-        order_id_name="order_id",
-        amount_name="amount",
+    return fmt, Columns(
+        order_id=found["order_id"],
+        amount=found["amount"],
+        currency=found["currency"],
+        **{name: found.get(name) for name in GENERIC_OPTIONAL},
+        order_id_name=header[found["order_id"]].strip(),
+        amount_name=header[found["amount"]].strip(),
+        headers={name: header[i].strip() for name, i in found.items()},
+        mapped=tuple(name for name in FIELDS if name in mapped),
+        statuses=MAPPED if mapped else fmt,
     )
 
 
-def _shopify_columns(index: dict[str, int], order_id_column: str, amount_column: str) -> Columns:
+def _shopify_columns(
+    index: dict[str, int], header: list[str], order_id_column: str, amount_column: str, mapped: dict[str, int]
+) -> Columns:
     amount_name = {"": "subtotal", "subtotal": "subtotal", "total": "total"}.get(amount_column.lower())
     if amount_name is None:
         raise BookError("amount_column must be subtotal or total.")
-    if amount_name not in index:
+    if amount_name not in index and "amount" not in mapped:
         raise BookError(f"The Shopify export has no {amount_name.title()} column.")
-    if "currency" not in index:
+    if "currency" not in index and "currency" not in mapped:
         raise BookError("The Shopify export has no Currency column.")
     choice = order_id_column.lower()
     if choice not in ("", "id", "name"):
@@ -144,40 +264,47 @@ def _shopify_columns(index: dict[str, int], order_id_column: str, amount_column:
         raise BookError("The Shopify export has no Id column. Fix: export with every column, or use name.")
     # Without a choice, both are read and the matching keeps the one this brand's events use.
     first, other = ("name", "id") if choice == "name" or "id" not in index else ("id", "name")
-    return Columns(
-        order_id=index[first],
-        alt_order_id=index.get(other) if not choice else None,
-        amount=index[amount_name],
-        currency=index["currency"],
-        status=index["financial status"],
-        code=index.get("discount code"),
-        ordered_at=index.get("created at"),
-        cancelled_at=index.get("cancelled at"),
-        note_attributes=index.get("note attributes"),
-        refunded=index.get("refunded amount"),
-        group_by=index["name"],
-        order_id_name=first.title(),
-        amount_name=amount_name.title(),
-    )
+    taken = set(mapped.values())
 
+    def own(name: str) -> int | None:  # a Shopify column, unless the brand mapped it to another field
+        i = index.get(name)
+        return None if i is None or i in taken else i
 
-def _woo_columns(index: dict[str, int], header: list[str]) -> Columns:
     found = {
-        name: next((index[alias] for alias in aliases if alias in index), None)
-        for name, aliases in WOO_ALIASES.items()
+        "order_id": index[first],
+        "amount": index.get(amount_name),
+        "currency": index.get("currency"),
+        "status": own("financial status"),
+        "code": own("discount code"),
+        "ordered_at": own("created at"),
+        **mapped,
     }
-    for name, label in (("amount", "Order Total"), ("currency", "Order Currency")):
-        if found[name] is None:
-            raise BookError(f"The WooCommerce export has no {label} column.")
+    found = {name: i for name, i in found.items() if i is not None}
+    # A mapped click replaces the note attributes' one; a mapped order id replaces the choice of Id or Name.
+    notes = own("note attributes") if "click_id" not in mapped else None
+    alt = index.get(other) if not choice and "order_id" not in mapped else None
+    headers = {name: header[i].strip() for name, i in found.items()}
+    if notes is not None:
+        headers["click_id"] = header[notes].strip()
     return Columns(
         order_id=found["order_id"],
+        alt_order_id=alt,
         amount=found["amount"],
         currency=found["currency"],
-        status=found["status"],
-        code=found["code"],
-        ordered_at=found["ordered_at"],
-        order_id_name=header[found["order_id"]].strip(),
-        amount_name=header[found["amount"]].strip(),
+        status=found.get("status"),
+        code=found.get("code"),
+        click_id=found.get("click_id"),
+        ordered_at=found.get("ordered_at"),
+        test=found.get("test"),
+        cancelled_at=own("cancelled at"),
+        note_attributes=notes,
+        refunded=own("refunded amount"),
+        group_by=index["name"],
+        order_id_name=header[found["order_id"]].strip() if "order_id" in mapped else first.title(),
+        amount_name=header[found["amount"]].strip() if "amount" in mapped else amount_name.title(),
+        headers=headers,
+        mapped=tuple(name for name in FIELDS if name in mapped),
+        statuses=MAPPED if "status" in mapped else Format.SHOPIFY,
     )
 
 
@@ -264,6 +391,17 @@ WOO_STATUSES = {
     "checkout-draft": True,
     "draft": True,
     "trash": True,
+}
+
+
+# A status column the brand mapped holds a vocabulary it did not say: the generic and the WooCommerce
+# statuses together (they agree where they overlap; Shopify's `pending` is a completed order, WooCommerce's
+# an unpaid one, so Shopify's stay its export's own).
+STATUSES = {
+    Format.GENERIC: GENERIC_STATUSES,
+    Format.SHOPIFY: SHOPIFY_STATUSES,
+    Format.WOOCOMMERCE: WOO_STATUSES,
+    MAPPED: {**GENERIC_STATUSES, **WOO_STATUSES},
 }
 
 
@@ -419,10 +557,7 @@ class Book:
             order.amount -= refunded
 
     def _read_status(self, text: str) -> bool:
-        statuses = {Format.GENERIC: GENERIC_STATUSES, Format.SHOPIFY: SHOPIFY_STATUSES}.get(
-            self.format, WOO_STATUSES
-        )
-        return _status(text, statuses)
+        return _status(text, STATUSES[self.columns.statuses])
 
 
 def _cell(row: list[str], index: int | None) -> str:
@@ -441,14 +576,26 @@ def _text_lines(binary) -> Iterator[str]:
             ) from None
 
 
-def open_book(binary, *, order_id_column: str = "", amount_column: str = "") -> Book:
-    """Read the header of a binary file and tell its format; BookError when it cannot be a book."""
+def open_book(
+    binary, *, order_id_column: str = "", amount_column: str = "", column_map: dict[str, str] | None = None
+) -> Book:
+    """Read the header of a binary file and tell its format; BookError when it cannot be a book (with the
+    file's column names when the header is what failed)."""
     text = _text_lines(binary)
     first = next(text, "")
     if not first.strip():
         raise BookError("The file is empty. Fix: upload a CSV file whose first line names the columns.")
     delimiter = ";" if first.count(";") > first.count(",") else ","
-    header = next(csv.reader([first], delimiter=delimiter))
-    fmt, columns = detect(header, order_id_column=order_id_column, amount_column=amount_column)
+    try:
+        header = next(csv.reader([first], delimiter=delimiter))
+    except csv.Error as exc:
+        raise BookError(f"Line 1 cannot be read as CSV: {exc}.") from None
+    try:
+        fmt, columns = detect(
+            header, order_id_column=order_id_column, amount_column=amount_column, column_map=column_map
+        )
+    except BookError as exc:
+        exc.header = columns_named(header)
+        raise
     reader = csv.reader(text, delimiter=delimiter)
     return Book(fmt, columns, "." if delimiter == "," else ",", reader, reader)

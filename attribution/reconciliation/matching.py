@@ -9,7 +9,7 @@ cannot be read stores nothing: the whole run is one transaction.
 """
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import islice
@@ -27,6 +27,7 @@ from brands.models import Brand, DiscountCode
 from config.lib.statements import BulkInsert
 from health.log.models import Endpoint, OutcomeEvent
 
+from . import formats
 from .formats import Book, BookError, BookOrder, open_book
 
 Status = BookRow.Status
@@ -103,6 +104,8 @@ def order_payload(row, *, host: str) -> dict:
 class Options:
     order_id_column: str = ""  # Shopify: "id" or "name"; empty: whichever this brand's orders match
     amount_column: str = ""  # Shopify: "subtotal" (default) or "total"
+    # The brand's own columns, {field: header} (formats.FIELDS): each read whatever the format would read.
+    column_map: dict[str, str] = field(default_factory=dict)
 
     ORDER_ID_COLUMNS = ("", "id", "name")
     AMOUNT_COLUMNS = ("", "subtotal", "total")
@@ -113,6 +116,13 @@ class Options:
             raise BookError("order_id_column must be id or name (Shopify exports), or left out.")
         if self.amount_column.lower() not in self.AMOUNT_COLUMNS:
             raise BookError("amount_column must be subtotal or total (Shopify exports), or left out.")
+        formats.check_map(self.column_map)
+        for choice, name in (("order_id_column", "order_id"), ("amount_column", "amount")):
+            if getattr(self, choice) and name in self.column_map:
+                raise BookError(
+                    f"{choice} chooses between Shopify's columns and {formats.MAP_PREFIX}{name} maps the "
+                    "column: send one of them."
+                )
 
 
 def reconcile(
@@ -122,7 +132,12 @@ def reconcile(
     cannot be read, and then nothing is stored."""
     options = options or Options()
     options.check()
-    book = open_book(file, order_id_column=options.order_id_column, amount_column=options.amount_column)
+    book = open_book(
+        file,
+        order_id_column=options.order_id_column,
+        amount_column=options.amount_column,
+        column_map=options.column_map,
+    )
     host = _host_of(brand)
     with transaction.atomic():
         run = Reconciliation.objects.create(
@@ -133,6 +148,8 @@ def reconcile(
             format=book.format,
             order_id_column=book.columns.order_id_name,
             amount_column=book.columns.amount_name,
+            columns=dict(book.columns.headers),
+            mapped_columns=list(book.columns.mapped),
         )
         judge = _Judge(brand=brand, run=run, host=host)
         for batch in _batches(book.orders(), BATCH):
@@ -245,6 +262,7 @@ class _Judge:
         if len(found & other) > len(found & first):
             self.order_id_column = "alt"
             self.run.order_id_column = "Name" if book.columns.order_id_name == "Id" else "Id"
+            self.run.columns = {**self.run.columns, "order_id": self.run.order_id_column}
             self.choose_order_id(book, batch)
         else:
             self.order_id_column = "first"

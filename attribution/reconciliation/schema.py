@@ -8,7 +8,7 @@ from attribution.api.schema import _KEYED, _answer
 from attribution.models import BookRow, Reconciliation
 from attribution.outcomes import Outcome
 
-from .formats import MAX_BYTES, MAX_ROWS
+from .formats import FIELDS, MAP_PREFIX, MAX_BYTES, MAX_HEADER_NAME, MAX_ROWS
 from .summary import COUNTS, NO_CHANGES, ROWS_PER_PAGE
 
 TAG = "Reconciliation"
@@ -54,6 +54,18 @@ RUN = {
         "created_at": _TIME,
         "order_id_column": {"type": "string", "description": "The header the order ids were read from."},
         "amount_column": {"type": "string", "description": "The header the amounts were read from."},
+        "columns": {
+            "type": "object",
+            "required": list(FIELDS),
+            "properties": {name: {"type": "string", "nullable": True} for name in FIELDS},
+            "description": "For each field of a book, the header it was read from; null when the file has no "
+            "column for it.",
+        },
+        "mapped_columns": {
+            "type": "array",
+            "items": {"type": "string", "enum": list(FIELDS)},
+            "description": "The fields you mapped to a column yourself (`column_<field>`).",
+        },
         "row_count": {
             "type": "integer",
             "minimum": 0,
@@ -140,6 +152,27 @@ _COMMON = {
     429: _refusal(429, [Outcome.RATE_LIMITED], "success false: too many requests."),
 }
 
+_FIELD_SAYS = {
+    "order_id": "the order id",
+    "amount": "the order's amount",
+    "currency": "its currency",
+    "status": "its status (the generic and WooCommerce statuses)",
+    "code": "the discount code",
+    "click_id": "the click id",
+    "ordered_at": "when it was placed",
+    "test": "whether it is a test order",
+}
+_COLUMN = {"type": "string", "maxLength": MAX_HEADER_NAME}
+_MAP_PARAMETERS = [
+    OpenApiParameter(
+        MAP_PREFIX + name,
+        _COLUMN,
+        description=f"The header of the column that holds {_FIELD_SAYS[name]}, whatever the format would "
+        "read; case and spacing do not matter. A header the file does not have is a 400.",
+    )
+    for name in FIELDS
+]
+
 EXAMPLE_BOOK = (
     "order_id,amount,currency,status,code,ordered_at\n"
     f"{examples.READ_ORDER},100.00,USD,completed,{examples.CODE},2026-11-20T10:00:00Z\n"
@@ -151,7 +184,9 @@ UPLOAD = dict(
     description=(
         "The book is compared with the orders received; the upload changes nothing (apply does). The format "
         "is told by the header: generic (`order_id`, `amount`, `currency`; optional `status`, `code`, "
-        "`click_id`, `ordered_at`, `test`), Shopify's orders export, or a WooCommerce orders export. UTF-8 "
+        "`click_id`, `ordered_at`, `test`), Shopify's orders export, or a WooCommerce orders export. "
+        "`column_<field>=<header>` maps a field to a column of your file when its names are not these (the "
+        "query string of a text/csv body, the form's fields of a multipart one). UTF-8 "
         f"with or without a BOM, `,` or `;` between cells. At most {MAX_ROWS:,} rows and {_MB} MB "
         "(docs/reconciliation.md)."
     ),
@@ -165,6 +200,7 @@ UPLOAD = dict(
                 "file": {"type": "string", "format": "binary"},
                 "order_id_column": {"type": "string", "enum": ["", "id", "name"]},
                 "amount_column": {"type": "string", "enum": ["", "subtotal", "total"]},
+                **{MAP_PREFIX + name: _COLUMN for name in FIELDS},
             },
         },
     },
@@ -179,6 +215,7 @@ UPLOAD = dict(
             {"type": "string", "enum": ["", "subtotal", "total"]},
             description="Shopify: the amount is `Subtotal` (default) or `Total`.",
         ),
+        *_MAP_PARAMETERS,
         OpenApiParameter("filename", str, description="A name to show the run under (text/csv uploads)."),
         *_KEYED,
     ],
@@ -201,8 +238,8 @@ UPLOAD = dict(
         400: _refusal(
             400,
             [Outcome.INVALID_PARAMS, Outcome.UNRESOLVED_DOMAIN],
-            "success false: the file cannot be a book (empty, no order id or amount column, not UTF-8, "
-            "not CSV), or the brand is inactive; nothing is stored.",
+            "success false: the file cannot be a book (empty, no order id or amount column, a mapped "
+            "column it does not have, not UTF-8, not CSV), or the brand is inactive; nothing is stored.",
         ),
         401: _COMMON[401],
         413: _refusal(

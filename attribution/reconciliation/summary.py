@@ -4,6 +4,8 @@ from django.db.models import QuerySet
 
 from attribution.models import BookRow, Reconciliation
 
+from .formats import FIELDS
+
 ROWS_PER_PAGE = 1000
 NO_CHANGES = {"created": 0, "updated": 0, "cancelled": 0, "kept": 0}
 COUNTS = ("matched", "amount_mismatch", "cancelled_at_brand", "missing", "invalid", "not_in_book")
@@ -22,6 +24,8 @@ def summary(run: Reconciliation) -> dict:
         "created_at": _when(run.created_at),
         "order_id_column": run.order_id_column,
         "amount_column": run.amount_column,
+        "columns": columns(run),
+        "mapped_columns": list(run.mapped_columns or []),
         "row_count": run.row_count,
         "period": {"first": _when(run.period_start), "last": _when(run.period_end)},
         "counts": {name: getattr(run, name) for name in COUNTS},
@@ -35,6 +39,16 @@ def summary(run: Reconciliation) -> dict:
         "applying": run.apply_started_at is not None and run.applied_at is None,
         "applied_at": _when(run.applied_at),
         "changes": {**NO_CHANGES, **(run.changes or {})},
+    }
+
+
+def columns(run: Reconciliation) -> dict:
+    """{field: header} for every field of a book: the header it was read from, or None when the file has no
+    column for it (a run from before the map knows only its order id's and amount's)."""
+    read = run.columns or {}
+    return {name: read.get(name) for name in FIELDS} | {
+        "order_id": run.order_id_column,
+        "amount": run.amount_column,
     }
 
 

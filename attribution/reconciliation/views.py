@@ -27,7 +27,7 @@ from attribution.outcomes import Outcome, envelope
 from brands.auth import DeveloperKeyAuthentication
 
 from . import applying, matching, schema, summary
-from .formats import MAX_BYTES, BookError
+from .formats import MAP_PREFIX, MAX_BYTES, BookError
 
 logger = logging.getLogger(__name__)
 
@@ -83,10 +83,17 @@ def received_book(request):
 
 
 def options_of(request) -> matching.Options:
+    """The upload's options: the query string of a text/csv body, the form's fields of a multipart one.
+    Each column_<field> maps a field to a header of the file; an empty one maps nothing."""
     values = request.POST if request.content_type == "multipart/form-data" else request.GET
     return matching.Options(
         order_id_column=(values.get("order_id_column") or "").strip(),
         amount_column=(values.get("amount_column") or "").strip(),
+        column_map={
+            name.removeprefix(MAP_PREFIX): value.strip()
+            for name, value in values.items()
+            if name.startswith(MAP_PREFIX) and value.strip()
+        },
     )
 
 

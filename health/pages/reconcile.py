@@ -17,13 +17,27 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from attribution.models import BookRow, Reconciliation
-from attribution.reconciliation import applying, matching, summary
-from attribution.reconciliation.formats import MAX_BYTES, MAX_ROWS, BookError
+from attribution.reconciliation import applying, formats, matching, summary
+from attribution.reconciliation.formats import FIELDS, MAP_PREFIX, MAX_BYTES, MAX_ROWS, BookError
 from config.lib.csvfiles import safe_cell, stream
 from health.pages import reconcile_queries
 from health.pages.access import brand_page
 
 MB = MAX_BYTES // (1024 * 1024)
+
+
+# The fields a brand may map to its own columns (formats.FIELDS), as the page names them.
+MAP_LABELS = {
+    "order_id": "Order id",
+    "amount": "Amount",
+    "currency": "Currency",
+    "status": "Status",
+    "code": "Discount code",
+    "click_id": "Click id",
+    "ordered_at": "Ordered at",
+    "test": "Test order",
+}
+HEADERS_OFFERED = 200  # a header of more columns offers its first ones to map (a page, not a spreadsheet)
 
 
 class UploadForm(forms.Form):
@@ -39,12 +53,56 @@ class UploadForm(forms.Form):
         choices=[("", "Subtotal (after discounts)"), ("total", "Total")],
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # "Map the columns": each field's header, judged by the reading (formats.check_map), not here.
+        for name in FIELDS:
+            self.fields[MAP_PREFIX + name] = forms.CharField(label=MAP_LABELS[name], required=False)
+
+    def column_map(self) -> dict[str, str]:
+        return {name: value for name in FIELDS if (value := self.cleaned_data[MAP_PREFIX + name])}
+
+
+def _offered_headers(request, refused: BookError | None = None) -> list[str]:
+    """The file's column names to map from: those of the file just refused for its header, else those the
+    form carried from an earlier refusal (a browser does not keep the file, so the page keeps its names)."""
+    if refused is not None and refused.header:
+        names = refused.header
+    elif request.method == "POST":
+        names = formats.columns_named(request.POST.getlist("header"))
+    else:
+        names = []
+    return names[:HEADERS_OFFERED]
+
+
+def _map_fields(form: UploadForm, headers: list[str]) -> list[dict]:
+    """Each mappable field with its value: what the brand sent, else the column a map would read unasked."""
+    suggested = formats.suggest(headers) if headers else {}
+    fields = []
+    for name in FIELDS:
+        bound = form[MAP_PREFIX + name]
+        sent = (bound.value() or "").strip() if form.is_bound else ""
+        fields.append(
+            {
+                "name": bound.html_name,
+                "id": bound.id_for_label,
+                "label": MAP_LABELS[name],
+                "required": name in formats.GENERIC_REQUIRED,
+                "value": sent or suggested.get(name, ""),
+            }
+        )
+    return fields
+
 
 def _page_of(run: Reconciliation, **query) -> str:
     return f"{reverse('health:reconciliation', args=[run.pk])}?{urlencode({'brand': run.brand_id, **query})}"
 
 
-def _render_upload(request, chosen, form: UploadForm, *, error: str = "", status: int = 200):
+def _render_upload(
+    request, chosen, form: UploadForm, *, error: str = "", status: int = 200, refused: BookError | None = None
+):
+    headers = _offered_headers(request, refused)
+    map_fields = _map_fields(form, headers)
     return render(
         request,
         "health/reconcile.html",
@@ -52,6 +110,10 @@ def _render_upload(request, chosen, form: UploadForm, *, error: str = "", status
             **chosen.context,
             "form": form,
             "error": error,
+            "headers": headers,
+            "map_fields": map_fields,
+            # Shown when it is needed: the file's header was refused, or the brand is mapping already.
+            "map_open": bool(headers) or any(f["value"] for f in map_fields),
             "runs": reconcile_queries.runs_of(chosen.brand),
             "max_rows": MAX_ROWS,
             "max_mb": MB,
@@ -87,10 +149,11 @@ def reconcile(request, chosen):
             options=matching.Options(
                 order_id_column=form.cleaned_data["order_id_column"],
                 amount_column=form.cleaned_data["amount_column"],
+                column_map=form.column_map(),
             ),
         )
     except BookError as exc:
-        return _render_upload(request, chosen, form, error=exc.message, status=exc.status)
+        return _render_upload(request, chosen, form, error=exc.message, status=exc.status, refused=exc)
     messages.success(
         request, f"Reconciliation {run.pk}: {run.row_count:,} rows read. Nothing was changed yet."
     )
@@ -122,6 +185,12 @@ def reconciliation(request, chosen, found, pk: int):
             "rows": rows,
             "page_query": urlencode({"brand": found.brand_id, **({"status": status} if status else {})}),
             "to_apply": found.missing + found.amount_mismatch + found.cancelled_at_brand,
+            # Where each field was read from, and whether the brand mapped it.
+            "columns_read": [
+                (MAP_LABELS[name].lower(), header, name in said["mapped_columns"])
+                for name, header in said["columns"].items()
+                if header
+            ],
         },
     )
 

@@ -278,7 +278,8 @@ class TestWooCommerce:
 
         assert (
             answer.status_code == 400
-            and answer.json()["error"] == "The WooCommerce export has no Order Total column."
+            and answer.json()["error"]
+            == "The WooCommerce export has no Order Total column. Fix: map the column that holds the amount."
         )
 
     def test_an_unknown_status_is_refused_for_its_row(self, alice, upload, client):

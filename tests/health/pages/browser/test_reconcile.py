@@ -14,7 +14,7 @@ from tests import factories
 from tests.attribution.keyed import commission_for
 from tests.health.pages.browser.session import sign_in
 
-from .conftest import overflow, stacked
+from .conftest import inside_window, overflow, stacked
 from .test_csp import WATCH
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -133,3 +133,64 @@ def test_a_book_that_cannot_be_read_says_why(watched_page, alice, acme, tmp_path
     expect(page.locator("#upload-error")).to_contain_text("The header has no order_id and no amount column.")
     assert not Reconciliation.objects.exists()
     assert overflow(page) == 0
+
+
+# An order export of a WooCommerce extension whose column names no alias knows.
+EXTENSION = (
+    "Order No.,State,Placed On,Grand Total,Currency Code,Voucher,Customer E-mail\n"
+    "A-1,Completed,2026-11-20 10:00,100.00,USD,,a@example.com\n"
+    "A-4,Processing,2026-11-21 10:00,120.00,USD,ANA10,b@example.com\n"
+    "A-3,Refunded,2026-11-21 09:00,50.00,USD,,c@example.com\n"
+)
+
+
+def test_a_refused_book_is_mapped_to_its_own_columns_and_read(
+    watched_page, open_page, alice, acme, tmp_path, width
+):
+    export = tmp_path / "extension-orders.csv"
+    export.write_text(EXTENSION, encoding="utf-8")
+    page = watched_page(alice)
+    page.goto(reverse("health:reconcile"))
+    expect(page.locator("#map")).not_to_have_attribute("open", "")
+
+    # Refused: the page names the missing columns and offers the file's own.
+    page.get_by_label("Order book (CSV)").set_input_files(export)
+    page.get_by_role("button", name="Upload and compare").click()
+    expect(page.locator("#upload-error")).to_contain_text("The header has no order_id and no amount")
+    column_map = page.locator("#map")
+    expect(column_map).to_have_attribute("open", "")
+    expect(column_map).to_contain_text("choose the file again")
+    order_id = column_map.get_by_label("Order id")
+    expect(order_id.locator("option")).to_have_count(8)  # "Choose a column" and the file's seven
+    assert overflow(page) == 0
+    assert inside_window(page, column_map.locator("select"))
+    open_page.save(page, "reconcile-map")
+    assert not Reconciliation.objects.exists()
+
+    # Map, choose the file again, upload.
+    order_id.select_option("Order No.")
+    column_map.get_by_label("Amount").select_option("Grand Total")
+    column_map.get_by_label("Currency").select_option("Currency Code")
+    column_map.get_by_label("Status").select_option("State")
+    column_map.get_by_label("Discount code").select_option("Voucher")
+    column_map.get_by_label("Ordered at").select_option("Placed On")
+    page.get_by_label("Order book (CSV)").set_input_files(export)
+    page.get_by_role("button", name="Upload and compare").click()
+
+    # Results, read from the columns picked.
+    expect(page.locator(".messages")).to_contain_text("3 rows read. Nothing was changed yet.")
+    expect(page.locator("#columns")).to_contain_text("amount from Grand Total (mapped)")
+    expect(page.locator("#figures")).to_contain_text("12.00 USD")  # A-4, by its voucher
+    rows = page.locator("#rows")
+    expect(rows.locator("tbody tr")).to_have_count(3)
+    expect(rows).to_contain_text("Cancelled in the book")
+    assert overflow(page) == 0
+    open_page.save(page, "reconciliation-mapped")
+    run = Reconciliation.objects.get()
+    assert (run.mapped_columns[:3], run.missing, run.cancelled_at_brand) == (
+        ["order_id", "amount", "currency"],
+        1,
+        1,
+    )
+
+    assert page.evaluate("window.cspViolations") == []
