@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("attribution", "0010_reconciliations"),
+        ("attribution", "0011_platform_deliveries_and_order_paths"),
     ]
 
     operations = [
