@@ -68,13 +68,26 @@ class APIHostMiddleware:
     """The API's part of CommonMiddleware (config/wsgi.py): the host check against ALLOWED_HOSTS, and the
     answer's Content-Length. The API skips the rest of it: its slash redirects must never apply (a
     redirected POST loses its body; the paths take a trailing slash or none), and deciding them resolved
-    every URL a second time (~55 k instructions a request, bench/README.md)."""
+    every URL a second time (~55 k instructions a request, bench/README.md).
+
+    The host check is Django's own (request.get_host()), run once per Host header a process accepts: a
+    service is reached under a handful of names, and each check cost ~35k instructions of an order
+    (docs/performance.md). ALLOWED_HOSTS does not change while the process runs. With
+    USE_X_FORWARDED_HOST the host is read from another header, so every request is checked."""
+
+    REMEMBERED_HOSTS = 64  # accepted Host headers remembered, at most; any other is checked each time
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self.accepted_hosts: set[str] = set()
+        self.remember = not settings.USE_X_FORWARDED_HOST
 
     def __call__(self, request):
-        request.get_host()  # DisallowedHost: 400, as CommonMiddleware answers it
+        host = request.META.get("HTTP_HOST")
+        if host not in self.accepted_hosts:
+            request.get_host()  # DisallowedHost: 400, as CommonMiddleware answers it
+            if self.remember and host and len(self.accepted_hosts) < self.REMEMBERED_HOSTS:
+                self.accepted_hosts.add(host)
         response = self.get_response(request)
         if not response.streaming and not response.has_header("Content-Length"):
             response["Content-Length"] = str(len(response.content))

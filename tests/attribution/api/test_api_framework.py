@@ -286,3 +286,28 @@ def test_both_stacks_answer_no_cors_beyond_the_browser_endpoint(either_stack, db
 
     assert "Access-Control-Allow-Origin" not in preflight
     assert "Vary" not in preflight or "origin" not in preflight["Vary"]
+
+
+def test_the_api_stack_refuses_a_host_outside_allowed_hosts_every_time(settings, prop):
+    from attribution.models import Order
+
+    settings.MIDDLEWARE = settings.API_MIDDLEWARE
+    api_stack = Client()
+    body = {"orderAmount": 5, "orderId": "HOST-1", "currency": "USD", "page_url": f"https://{prop.host}/"}
+
+    for order_id in ("HOST-1", "HOST-2"):  # the second after an accepted request under the right name
+        refused = api_stack.post(
+            "/api/order_confirmation",
+            json.dumps({**body, "orderId": order_id}),
+            content_type="application/json",
+            HTTP_HOST="attacker.example",
+        )
+        assert refused.status_code == 400
+        accepted = api_stack.post(
+            "/api/order_confirmation",
+            json.dumps({**body, "orderId": f"{order_id}-ok"}),
+            content_type="application/json",
+        )
+        assert accepted.status_code == 200
+
+    assert sorted(Order.objects.values_list("order_id", flat=True)) == ["HOST-1-ok", "HOST-2-ok"]
