@@ -153,6 +153,9 @@ _PG_CASTS = {
 }
 
 
+_EMPTY_JSON = {list: "[]", dict: "{}"}
+
+
 class Columns:
     """One model's row inside a statement written by hand for PostgreSQL (attribution.store): its column
     list, its parameters each with an explicit cast, and the values as psycopg sends them as they are.
@@ -207,7 +210,10 @@ class Columns:
             else:
                 continue  # given as SQL in placeholders()
             if json_field is not None and value is not None:
-                value = json.dumps(value, cls=json_field.encoder)
+                # An empty list or object (an event's warnings, a direct order's trace) is its own JSON text;
+                # the encoder's way there costs ~13k instructions a value.
+                empty = _EMPTY_JSON.get(type(value)) if not value else None
+                value = empty or json.dumps(value, cls=json_field.encoder)
             into[key] = value
         return into
 
