@@ -17,6 +17,13 @@ class AlwaysJSON(DefaultContentNegotiation):
     def select_renderer(self, request, renderers, format_suffix=None):
         return renderers[0], renderers[0].media_type
 
+    def select_parser(self, request, parsers):
+        # A view whose one parser reads every media type (the event views' StrictJSONParser) reads every
+        # body with it: matching it against the Content-Type parsed both media types on every request.
+        if len(parsers) == 1 and parsers[0].media_type == "*/*":
+            return parsers[0]
+        return super().select_parser(request, parsers)
+
 
 class KeyRequired:
     """Views that need a developer key: a request without a valid one is refused (401), and an address
