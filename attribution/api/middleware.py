@@ -25,6 +25,19 @@ class RequestLineFormatter(logging.Formatter):
     formatter walks every attribute of every record to find its extras, which cost ~0.1 M instructions of
     a ~2.5 M order confirmation (bench/README.md), so this line is written from the fields it has."""
 
+    _second: tuple = (None, "")  # (a whole second, its text): the lines written within it share the text
+
+    def formatTime(self, record, datefmt=None):
+        """Logging's own, with each second's text made once: the local time and strftime of every line cost
+        ~10k instructions, and a busy worker writes many lines a second."""
+        if datefmt:
+            return super().formatTime(record, datefmt)
+        second, text = self._second
+        if int(record.created) != second:
+            text = time.strftime(self.default_time_format, self.converter(record.created))
+            self._second = (int(record.created), text)
+        return self.default_msec_format % (text, record.msecs)
+
     def format(self, record):
         line = {
             "asctime": self.formatTime(record),
