@@ -311,3 +311,21 @@ def test_the_api_stack_refuses_a_host_outside_allowed_hosts_every_time(settings,
         assert accepted.status_code == 200
 
     assert sorted(Order.objects.values_list("order_id", flat=True)) == ["HOST-1-ok", "HOST-2-ok"]
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("post", "/api/order_confirmation"),
+        ("post", "/api/Affiliates/cancel"),
+        ("post", "/api/Affiliates/update"),
+        ("get", "/api/order_confirmation"),
+    ],
+)
+def test_every_answer_of_an_event_endpoint_names_its_methods(client, db, method, path):
+    if method == "post":
+        response = client.post(path, "{}", content_type="application/json")
+    else:
+        response = client.get(path)
+
+    assert response["Allow"] == "POST, OPTIONS"
