@@ -90,9 +90,10 @@ class EventView(APIView):
 
     def initial(self, request, *args, **kwargs):
         # A wrong method is not an event: refuse it before authentication could answer 401.
-        if request.method not in ("POST", "OPTIONS"):
-            raise exceptions.MethodNotAllowed(request.method)
-        if request.method == "OPTIONS":
+        method = request.method  # read through DRF's fallback to Django's request: once
+        if method not in ("POST", "OPTIONS"):
+            raise exceptions.MethodNotAllowed(method)
+        if method == "OPTIONS":
             return  # describes the endpoint; nothing to authenticate or throttle
         # Receipt time before authentication and throttling, so a refused request is logged as it came.
         request.event_received_at = timezone.now()
