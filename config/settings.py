@@ -207,7 +207,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["attribution.api.access.AnswerRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution.parsing.StrictJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],

@@ -6,6 +6,8 @@ import logging
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -329,3 +331,27 @@ def test_every_answer_of_an_event_endpoint_names_its_methods(client, db, method,
         response = client.get(path)
 
     assert response["Allow"] == "POST, OPTIONS"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"success": True, "outcome": "tracked", "message": "Order attributed; a commission was created."},
+        {"success": False, "outcome": "invalid_params", "error": 'Émile’s code\u2028ŝ \u2029 \x00 "quoted"'},
+        {"order": {"amount": Decimal("12.50"), "received_at": datetime(2026, 11, 25, 12, 0, tzinfo=UTC)}},
+        {"nested": [1, 2.5, None, True, {"k": []}]},
+        None,
+    ],
+)
+@pytest.mark.parametrize(
+    "media_type, context",
+    [("application/json", {}), ("application/json; indent=4", {}), ("application/json", {"indent": 2})],
+)
+def test_answers_are_rendered_byte_for_byte_as_drf_renders_them(data, media_type, context):
+    from rest_framework.renderers import JSONRenderer
+
+    from attribution.api.access import AnswerRenderer
+
+    assert AnswerRenderer().render(data, media_type, context) == JSONRenderer().render(
+        data, media_type, context
+    )
