@@ -158,8 +158,17 @@ def _judge(
     order, commission = _rows(
         brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=received_at
     )
-    # Whether the order id was already received is decided when the order is written (its unique key).
-    duplicate = _duplicate(dataclasses.replace(result), fields.order_id)
+    # Whether the order id was already received is decided when the order is written (its unique key), so
+    # the answer to a repeat is made ready: the same brand, order and namespace, and the same warnings.
+    repeat = Result(
+        Outcome.DUPLICATE_ORDER,
+        "",
+        brand_id=brand.id,
+        order_id=fields.order_id,
+        is_test=fields.is_test,
+        warnings=fields.warnings,
+    )
+    duplicate = _duplicate(repeat, fields.order_id)
     rows = store.OrderRows(order=order, commission=commission, duplicate=duplicate)
     return result.set(decision.outcome, _message(decision)), rows
 

@@ -431,8 +431,10 @@ class Result:
         return self.http_status < 400
 
     def body(self) -> dict:
+        text = self.text
         # A warning is said in the answer too, so the caller learns of it without the health pages.
-        text = self.text + "".join(say("answer.warning", warning=warning) for warning in self.warnings)
+        if self.warnings:
+            text += "".join(say("answer.warning", warning=warning) for warning in self.warnings)
         return envelope(success=self.success, outcome=str(self.outcome), text=text, **(self.data or {}))
 
 

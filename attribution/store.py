@@ -12,7 +12,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 
 from brands.privacy import redact_value
 from config.lib.statements import Columns, InsertStatement
@@ -38,8 +38,9 @@ def write_order(rows: OrderRows, *, event: EventRecord | None = None) -> bool:
 
     Raises DatabaseError when the database cannot take it; nothing is half-written then.
     """
-    if connection.vendor == "postgresql":
-        return _write_in_one_statement(rows, event)
+    db = connections[DEFAULT_DB_ALIAS]  # once: each use of django.db.connection looks it up again
+    if db.vendor == "postgresql":
+        return _write_in_one_statement(db, rows, event)
     return _write_in_one_transaction(rows, event)
 
 
@@ -95,7 +96,7 @@ def _statement(*, tracked: bool, recorded: bool) -> str:
     return _statements[key]
 
 
-def _write_in_one_statement(rows: OrderRows, event: EventRecord | None) -> bool:
+def _write_in_one_statement(db, rows: OrderRows, event: EventRecord | None) -> bool:
     params = _ORDER.params(rows.order, into={})
     if rows.commission is not None:
         _COMMISSION.params(rows.commission, into=params)
@@ -106,7 +107,7 @@ def _write_in_one_statement(rows: OrderRows, event: EventRecord | None) -> bool:
         params["d_http_status"] = duplicate.http_status
         params["d_response_body"] = json.dumps(redact_value(duplicate.body()))
     sql = _statement(tracked=rows.commission is not None, recorded=event is not None)
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() is not None
 

@@ -18,6 +18,7 @@ library on first use (needs a C compiler and valgrind's headers; Debian's valgri
 
 import argparse
 import ctypes
+import hashlib
 import importlib
 import io
 import json
@@ -42,6 +43,7 @@ _CTL_SOURCE = """#include <valgrind/callgrind.h>
 void bench_start(void) { CALLGRIND_START_INSTRUMENTATION; }
 void bench_zero(void) { CALLGRIND_ZERO_STATS; }
 void bench_dump(const char *name) { CALLGRIND_DUMP_STATS_AT(name); }
+void bench_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 """
 
 # Which scenarios each service answers, and its WSGI application.
@@ -61,7 +63,8 @@ WARMUP = 30
 
 def _ctl_library() -> Path:
     CALLGRIND.mkdir(parents=True, exist_ok=True)
-    library = CALLGRIND / "ctl.so"
+    # Named by its source, so a library built from an older source is never loaded.
+    library = CALLGRIND / f"ctl-{hashlib.sha256(_CTL_SOURCE.encode()).hexdigest()[:12]}.so"
     if not library.exists():
         source = CALLGRIND / "ctl.c"
         source.write_text(_CTL_SOURCE)
@@ -229,15 +232,17 @@ def _dump_totals(prefix: Path) -> dict[str, int]:
 
 
 def measure(
-    env: dict, *, run: str, cancel_from: int, requests: dict, warmup: int = WARMUP
+    env: dict, *, run: str, cancel_from: int, requests: dict, warmup: int = WARMUP, targets=()
 ) -> tuple[dict, int]:
-    """Instructions per request of every target and scenario, and the next unused id of the cancel pool
-    (`cancel_from`: the first one this step may use)."""
+    """Instructions per request of every target (or those named) and scenario, and the next unused id of
+    the cancel pool (`cancel_from`: the first one this step may use)."""
     if shutil.which("valgrind") is None:
         sys.exit("make bench-cost needs valgrind (apt-get install valgrind).")
     ctl = _ctl_library()
     results: dict = {}
     for target, (_, scenarios) in TARGETS.items():
+        if targets and target not in targets:
+            continue
         prefix = CALLGRIND / f"{target}.out"
         for old in CALLGRIND.glob(prefix.name + "*"):
             old.unlink()
@@ -333,6 +338,9 @@ def main() -> None:
     parser.add_argument("--run", help=argparse.SUPPRESS)
     parser.add_argument("--cancel-from", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--warmup", type=int, default=WARMUP, help="requests per scenario before counting")
+    parser.add_argument(
+        "--project-only", action="store_true", help="count the project alone (the floors take as long again)"
+    )
     for scenario, count in DEFAULT_REQUESTS.items():
         parser.add_argument(
             f"--{scenario.replace('_', '-')}",
@@ -351,7 +359,14 @@ def main() -> None:
     cancels = len(TARGETS) * (args.warmup + args.requests["cancel_update"])
     world = prepare_world(env, cancels=cancels)
     started = time.monotonic()
-    cost, _ = measure(env, run=world["run"], cancel_from=0, requests=args.requests, warmup=args.warmup)
+    targets = ("project",) if args.project_only else ()
+    cost, _ = measure(
+        env, run=world["run"], cancel_from=0, requests=args.requests, warmup=args.warmup, targets=targets
+    )
+    if args.project_only:
+        for scenario in DEFAULT_REQUESTS:
+            print(f"{scenario:<20} {cost['project'][scenario]['per_request']:>11,.0f}")
+        return
     print_cost(cost)
     document = {
         "taken_at": datetime.now(UTC).isoformat(),

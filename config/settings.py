@@ -87,7 +87,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework_api_key",
-    "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
@@ -106,7 +105,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # The health pages and the admin plan each statement for its own brand (config/db/plans.py).
     "config.db.plans.CustomPlansMiddleware",
-    "corsheaders.middleware.CorsMiddleware",
+    "attribution.api.middleware.BrowserCallersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -126,7 +125,7 @@ API_MIDDLEWARE = [
     # Before the session and sign-in, whose reads it routes (config/db/router.py); idle without a replica.
     "config.db.router.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "corsheaders.middleware.CorsMiddleware",
+    "attribution.api.middleware.BrowserCallersMiddleware",
     "attribution.api.middleware.APIHostMiddleware",
 ]
 
@@ -226,7 +225,7 @@ PLATFORM_PREVIOUS_SECRET_SECONDS = env.int("PLATFORM_PREVIOUS_SECRET_SECONDS", d
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["attribution.api.access.AnswerRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution.parsing.StrictJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
@@ -286,14 +285,14 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# Browsers post order confirmations from brands' own origins (docs/decisions.md, "Browser callers"); nothing else is CORS.
-CORS_ALLOW_ALL_ORIGINS = True
-CORS_ALLOW_CREDENTIALS = False
+# Browsers post order confirmations from brands' own origins (docs/decisions.md, "Browser callers"), any
+# origin and without credentials (attribution.api.middleware.BrowserCallersMiddleware); nothing else is CORS.
 CORS_URLS_REGEX = r"^/api/order_confirmation/?$"
 CORS_ALLOW_METHODS = ("POST", "OPTIONS")
 # A page may pass its own X-Request-ID to follow an event, and read the one it was given.
 CORS_ALLOW_HEADERS = ("content-type", "x-request-id")
 CORS_EXPOSE_HEADERS = ("X-Request-ID",)
+CORS_PREFLIGHT_MAX_AGE = 86_400  # seconds a browser may keep a preflight's answer
 
 # Events the database could not take wait here for `manage.py replay_spool` (attribution/spool.py).
 # Local disk of each app server; replay runs on every server (or point all at one shared volume).

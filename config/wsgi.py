@@ -8,10 +8,12 @@ answer's work per request (0.8 M of 1.3 M instructions, bench/README.md), so the
 """
 
 import os
+from functools import lru_cache
 
 import django
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
+from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -30,6 +32,22 @@ class APIHandler(WSGIHandler):
             super().load_middleware(is_async)
         finally:
             settings.MIDDLEWARE = pages
+
+    def resolve_request(self, request):
+        """Django's, with each path's match kept: the event endpoints are a few paths that resolve the same
+        way every time, and resolving them again took 84k instructions of an order (docs/performance.md).
+        A request that names its own URLconf is resolved as Django does."""
+        if hasattr(request, "urlconf"):
+            return super().resolve_request(request)
+        request.resolver_match = _resolved(get_resolver(), request.path_info)
+        return request.resolver_match
+
+
+@lru_cache(maxsize=256)
+def _resolved(resolver, path: str):
+    """The match of `path` (a path no pattern matches raises Resolver404 every time, never kept). Bounded:
+    the read API's paths carry order ids, so they come and go; the few event paths stay."""
+    return resolver.resolve(path)
 
 
 class Service:

@@ -206,6 +206,9 @@ _PG_CASTS = {
 }
 
 
+_EMPTY_JSON = {list: "[]", dict: "{}"}
+
+
 class Columns:
     """One model's row inside a statement written by hand for PostgreSQL (attribution.store): its column
     list, its parameters each with an explicit cast, and the values as psycopg sends them as they are.
@@ -225,8 +228,17 @@ class Columns:
             self.fields = [model._meta.get_field(name) for name in names]
         self.attnames = [f.attname for f in self.fields]
         self.names = ", ".join(f.column for f in self.fields)
-        self._json = {f.attname for f in self.fields if f.get_internal_type() == "JSONField"}
-        self._defaults = {f.attname: f for f in self.fields if f.has_default() or f.null}
+        # What params() does for each column, decided once (a row's params are built on every event): its
+        # attribute, its parameter, its field if the value is JSON (sent as text), its field if it has a default.
+        self._plan = [
+            (
+                f.attname,
+                prefix + f.attname,
+                f if f.get_internal_type() == "JSONField" else None,
+                f if f.has_default() or f.null else None,
+            )
+            for f in self.fields
+        ]
 
     def cast(self, field) -> str:
         target = field.target_field if field.is_relation else field
@@ -243,17 +255,19 @@ class Columns:
 
     def params(self, values: dict, *, into: dict) -> dict:
         """Add the parameters of one row (values by attribute name; a missing one takes its default)."""
-        for field in self.fields:
-            name = field.attname
+        for name, key, json_field, default_field in self._plan:
             if name in values:
                 value = values[name]
-            elif name in self._defaults:
-                value = field.get_default()
+            elif default_field is not None:
+                value = default_field.get_default()
             else:
                 continue  # given as SQL in placeholders()
-            if name in self._json and value is not None:
-                value = json.dumps(value, cls=field.encoder)
-            into[self.prefix + name] = value
+            if json_field is not None and value is not None:
+                # An empty list or object (an event's warnings, a direct order's trace) is its own JSON text;
+                # the encoder's way there costs ~13k instructions a value.
+                empty = _EMPTY_JSON.get(type(value)) if not value else None
+                value = empty or json.dumps(value, cls=json_field.encoder)
+            into[key] = value
         return into
 
 

@@ -6,6 +6,8 @@ import logging
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -218,3 +220,138 @@ def test_every_endpoint_answers_json_whatever_the_client_accepts(client, prop, a
         (200, "application/json", "found"),
     ]
     assert Order.objects.filter(order_id="ACC-2").exists()
+
+
+# --- the API's own middleware stack ---------------------------------------------------------------------
+# Production serves /api/ through settings.API_MIDDLEWARE (config/wsgi.py); the test client's default is the
+# page stack. The answers a browser and an operator see must not depend on which one served them.
+
+
+@pytest.fixture(params=["page stack", "API stack"])
+def either_stack(request, settings):
+    if request.param == "API stack":
+        settings.MIDDLEWARE = settings.API_MIDDLEWARE
+    return Client()  # a fresh handler, which builds its middleware from the setting
+
+
+def test_both_stacks_answer_the_browser_preflight_from_any_origin(either_stack, db):
+    response = either_stack.options(
+        "/api/order_confirmation",
+        HTTP_ORIGIN="https://any-brand-shop.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type,x-request-id",
+    )
+
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert response["Access-Control-Allow-Methods"] == "POST, OPTIONS"
+    assert response["Access-Control-Allow-Headers"] == "content-type, x-request-id"
+    assert response["Access-Control-Max-Age"] == "86400"
+    assert response["Vary"] == "origin"
+    assert "Access-Control-Allow-Credentials" not in response
+
+
+def test_both_stacks_let_any_origin_read_an_order_answer_and_its_request_id(either_stack, prop):
+    body = {"orderAmount": 5, "orderId": "CORS-1", "currency": "USD", "page_url": f"https://{prop.host}/"}
+    response = either_stack.post(
+        "/api/order_confirmation/",
+        json.dumps(body),
+        content_type="text/plain",
+        HTTP_ORIGIN="https://shop.acme.example",
+        HTTP_X_REQUEST_ID="cors-req-1",
+    )
+
+    assert response.status_code == 200
+    assert response["X-Request-ID"] == "cors-req-1"
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert response["Access-Control-Expose-Headers"] == "X-Request-ID"
+    assert "origin" in response["Vary"].split(", ")  # the page stack's sessions add Cookie
+    assert response["Content-Length"] == str(len(response.content))
+    assert "Access-Control-Allow-Methods" not in response  # a preflight's header, not an answer's
+
+
+def test_both_stacks_answer_an_order_without_origin_with_no_cors_but_vary(either_stack, prop):
+    body = {"orderAmount": 5, "orderId": "CORS-2", "currency": "USD", "page_url": f"https://{prop.host}/"}
+    response = either_stack.post("/api/order_confirmation", json.dumps(body), content_type="application/json")
+
+    assert response.status_code == 200
+    assert "origin" in response["Vary"].split(", ")
+    assert "Access-Control-Allow-Origin" not in response
+
+
+@pytest.mark.parametrize("path", ["/api/Affiliates/cancel", "/api/Affiliates/update", "/api/schema/"])
+def test_both_stacks_answer_no_cors_beyond_the_browser_endpoint(either_stack, db, path):
+    preflight = either_stack.options(
+        path, HTTP_ORIGIN="https://shop.acme.example", HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
+
+    assert "Access-Control-Allow-Origin" not in preflight
+    assert "Vary" not in preflight or "origin" not in preflight["Vary"]
+
+
+def test_the_api_stack_refuses_a_host_outside_allowed_hosts_every_time(settings, prop):
+    from attribution.models import Order
+
+    settings.MIDDLEWARE = settings.API_MIDDLEWARE
+    api_stack = Client()
+    body = {"orderAmount": 5, "orderId": "HOST-1", "currency": "USD", "page_url": f"https://{prop.host}/"}
+
+    for order_id in ("HOST-1", "HOST-2"):  # the second after an accepted request under the right name
+        refused = api_stack.post(
+            "/api/order_confirmation",
+            json.dumps({**body, "orderId": order_id}),
+            content_type="application/json",
+            HTTP_HOST="attacker.example",
+        )
+        assert refused.status_code == 400
+        accepted = api_stack.post(
+            "/api/order_confirmation",
+            json.dumps({**body, "orderId": f"{order_id}-ok"}),
+            content_type="application/json",
+        )
+        assert accepted.status_code == 200
+
+    assert sorted(Order.objects.values_list("order_id", flat=True)) == ["HOST-1-ok", "HOST-2-ok"]
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("post", "/api/order_confirmation"),
+        ("post", "/api/Affiliates/cancel"),
+        ("post", "/api/Affiliates/update"),
+        ("get", "/api/order_confirmation"),
+    ],
+)
+def test_every_answer_of_an_event_endpoint_names_its_methods(client, db, method, path):
+    if method == "post":
+        response = client.post(path, "{}", content_type="application/json")
+    else:
+        response = client.get(path)
+
+    assert response["Allow"] == "POST, OPTIONS"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"success": True, "outcome": "tracked", "message": "Order attributed; a commission was created."},
+        {"success": False, "outcome": "invalid_params", "error": 'Émile’s code\u2028ŝ \u2029 \x00 "quoted"'},
+        {"order": {"amount": Decimal("12.50"), "received_at": datetime(2026, 11, 25, 12, 0, tzinfo=UTC)}},
+        {"nested": [1, 2.5, None, True, {"k": []}]},
+        None,
+    ],
+)
+@pytest.mark.parametrize(
+    "media_type, context",
+    [("application/json", {}), ("application/json; indent=4", {}), ("application/json", {"indent": 2})],
+)
+def test_answers_are_rendered_byte_for_byte_as_drf_renders_them(data, media_type, context):
+    from rest_framework.renderers import JSONRenderer
+
+    from attribution.api.access import AnswerRenderer
+
+    assert AnswerRenderer().render(data, media_type, context) == JSONRenderer().render(
+        data, media_type, context
+    )
