@@ -21,10 +21,10 @@ from datetime import datetime
 
 from django.db import connection, connections, transaction
 
-from config.lib.statements import Columns, InsertStatement
-from health.log.models import OutcomeEvent
-from health.log.recording import EventRecord, Receipt, record, row_values
+from config.lib.statements import InsertStatement
+from health.log.recording import Receipt, record
 
+from . import store
 from . import trace as why
 from .models import Commission, Order
 from .outcomes import Outcome, Result, say
@@ -77,49 +77,6 @@ class _InsertUnlessTaken(InsertStatement):
 _insert_order = _InsertUnlessTaken(Order)
 _insert_commission = InsertStatement(Commission)
 
-# PostgreSQL: the order, its commission and its outcome row in one statement (data-modifying CTEs, as
-# attribution.store writes an order confirmation's), the two others only when the order was inserted.
-_ORDER = Columns(Order, "o_")
-_COMMISSION = Columns(Commission, "c_")
-_EVENT = Columns(OutcomeEvent, "e_")
-_statements: dict = {}
-
-
-def _statement(*, tracked: bool, recorded: bool) -> str:
-    key = (tracked, recorded)
-    if key not in _statements:
-        parts = [
-            f"""WITH new_order AS (
-    INSERT INTO {Order._meta.db_table} ({_ORDER.names}) VALUES ({_ORDER.placeholders()})
-    ON CONFLICT (brand_id, order_id, is_test) DO NOTHING
-    RETURNING id
-)"""
-        ]
-        if tracked:
-            parts.append(f"""new_commission AS (
-    INSERT INTO {Commission._meta.db_table} ({_COMMISSION.names})
-    SELECT {_COMMISSION.placeholders(order_id="new_order.id")} FROM new_order
-)""")
-        if recorded:
-            parts.append(f"""event AS (
-    INSERT INTO {OutcomeEvent._meta.db_table} ({_EVENT.names}) SELECT {_EVENT.placeholders()} FROM new_order
-)""")
-        _statements[key] = ",\n".join(parts) + "\nSELECT id FROM new_order"
-    return _statements[key]
-
-
-def _insert_in_one_statement(rows: OrderRows, event: EventRecord | None) -> int | None:
-    params = _ORDER.params(rows.order, into={})
-    if rows.commission is not None:
-        _COMMISSION.params(rows.commission, into=params)
-    if event is not None:
-        _EVENT.params(row_values(event), into=params)
-    sql = _statement(tracked=rows.commission is not None, recorded=event is not None)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchone()
-    return found[0] if found else None
-
 
 def write_order(
     rows: OrderRows, result: Result, *, via: Via | None, receipt: Receipt | None = None, rejudge: Rejudge
@@ -140,7 +97,9 @@ def write_order(
     # No savepoint inside a platform delivery's transaction (attribution.deliveries): a fault rolls it all back.
     with transaction.atomic(savepoint=False):
         if connection.vendor == "postgresql":
-            pk = _insert_in_one_statement(rows, receipt.event(result) if receipt is not None else None)
+            event = receipt.event(result) if receipt is not None else None
+            # The outcome row only with a new order: a second arrival's answer is decided below.
+            pk = store.insert_in_one_statement(connection, rows, event, answer_duplicate=False)
             if pk is not None:
                 result.recorded = receipt is not None
                 return result

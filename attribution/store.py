@@ -40,7 +40,7 @@ def write_order(rows: OrderRows, *, event: EventRecord | None = None) -> bool:
     """
     db = connections[DEFAULT_DB_ALIAS]  # once: each use of django.db.connection looks it up again
     if db.vendor == "postgresql":
-        return _write_in_one_statement(db, rows, event)
+        return insert_in_one_statement(db, rows, event, answer_duplicate=True) is not None
     return _write_in_one_transaction(rows, event)
 
 
@@ -57,28 +57,46 @@ def duplicate_event(rows: OrderRows, event: EventRecord) -> EventRecord:
 
 # --- PostgreSQL -----------------------------------------------------------------------------------
 
+# The commission's columns that repeat its order's are read from the order's inserted row, not sent twice.
+# That keeps the statement within psycopg's cache of parsed statements (at most 50 parameters and 4 KiB,
+# psycopg._queries.MAX_CACHED_STATEMENT_*): beyond it psycopg parses the statement again on every execute,
+# about 1.1M instructions per tracked order (tests/attribution/test_statements.py holds the limit).
+_FROM_ORDER = {
+    "order_id": "new_order.id",
+    "brand_id": "new_order.brand_id",
+    "creator_id": "new_order.creator_id",
+    "is_test": "new_order.is_test",
+    "order_amount": "new_order.amount",
+    "currency": "new_order.currency",
+    "created_at": "new_order.received_at",
+    "updated_at": "new_order.received_at",
+}
 _ORDER = Columns(Order, "o_")
-_COMMISSION = Columns(Commission, "c_")
+_COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
 _EVENT = Columns(OutcomeEvent, "e_")
 _statements: dict = {}
 
 
-def _statement(*, tracked: bool, recorded: bool) -> str:
-    key = (tracked, recorded)
+def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool) -> str:
+    """The order, its commission when `tracked`, and the outcome row when `recorded`, in one statement: the
+    new order's id, or no row when its unique key was taken. `answer_duplicate`: the outcome row is written
+    either way, with the duplicate's answer (d_ parameters) when the key was taken; otherwise only with the
+    new order (attribution.joins then decides the answer of a second arrival)."""
+    key = (tracked, recorded, answer_duplicate)
     if key not in _statements:
         parts = [
             f"""WITH new_order AS (
     INSERT INTO {Order._meta.db_table} ({_ORDER.names}) VALUES ({_ORDER.placeholders()})
     ON CONFLICT (brand_id, order_id, is_test) DO NOTHING
-    RETURNING id
+    RETURNING id, brand_id, creator_id, is_test, amount, currency, received_at
 )"""
         ]
         if tracked:
             parts.append(f"""new_commission AS (
     INSERT INTO {Commission._meta.db_table} ({_COMMISSION.names})
-    SELECT {_COMMISSION.placeholders(order_id="new_order.id")} FROM new_order
+    SELECT {_COMMISSION.placeholders()} FROM new_order
 )""")
-        if recorded:
+        if recorded and answer_duplicate:
             # The answered outcome, or the duplicate's when the order id was taken: d_ parameters.
             either = {
                 name: f"CASE WHEN EXISTS (SELECT FROM new_order) THEN %(e_{name})s::{cast} "
@@ -92,24 +110,39 @@ def _statement(*, tracked: bool, recorded: bool) -> str:
             parts.append(f"""event AS (
     INSERT INTO {OutcomeEvent._meta.db_table} ({_EVENT.names}) SELECT {_EVENT.placeholders(**either)}
 )""")
+        elif recorded:
+            parts.append(f"""event AS (
+    INSERT INTO {OutcomeEvent._meta.db_table} ({_EVENT.names}) SELECT {_EVENT.placeholders()} FROM new_order
+)""")
         _statements[key] = ",\n".join(parts) + "\nSELECT id FROM new_order"
     return _statements[key]
 
 
-def _write_in_one_statement(db, rows: OrderRows, event: EventRecord | None) -> bool:
+def statement_params(rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool) -> dict:
+    """The parameters of `statement` for these rows."""
     params = _ORDER.params(rows.order, into={})
     if rows.commission is not None:
         _COMMISSION.params(rows.commission, into=params)
     if event is not None:
         _EVENT.params(row_values(event), into=params)
-        duplicate = rows.duplicate
-        params["d_outcome"] = str(duplicate.outcome)
-        params["d_http_status"] = duplicate.http_status
-        params["d_response_body"] = json.dumps(redact_value(duplicate.body()))
-    sql = _statement(tracked=rows.commission is not None, recorded=event is not None)
+        if answer_duplicate:
+            duplicate = rows.duplicate
+            params["d_outcome"] = str(duplicate.outcome)
+            params["d_http_status"] = duplicate.http_status
+            params["d_response_body"] = json.dumps(redact_value(duplicate.body()))
+    return params
+
+
+def insert_in_one_statement(db, rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool):
+    """PostgreSQL: write `statement`; the new order's id, or None when the order id was already taken."""
+    params = statement_params(rows, event, answer_duplicate=answer_duplicate)
+    sql = statement(
+        tracked=rows.commission is not None, recorded=event is not None, answer_duplicate=answer_duplicate
+    )
     with db.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchone() is not None
+        found = cursor.fetchone()
+    return found[0] if found else None
 
 
 # --- other databases ------------------------------------------------------------------------------

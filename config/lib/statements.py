@@ -219,13 +219,16 @@ class Columns:
     PostgreSQL check each value's type as the column would. Rows keyed by `prefix` can share a statement.
     """
 
-    def __init__(self, model, prefix: str, *, names=None):
+    def __init__(self, model, prefix: str, *, names=None, sql: dict[str, str] | None = None):
+        """`sql`: columns whose value the statement writes as SQL (another row's column, say), by attribute
+        name; they take no parameter, so a row's values for them are not sent."""
         self.model = model
         self.prefix = prefix
         if names is None:
             self.fields = [f for f in model._meta.concrete_fields if not f.primary_key]
         else:
             self.fields = [model._meta.get_field(name) for name in names]
+        self.sql = dict(sql or {})
         self.attnames = [f.attname for f in self.fields]
         self.names = ", ".join(f.column for f in self.fields)
         # What params() does for each column, decided once (a row's params are built on every event): its
@@ -238,6 +241,7 @@ class Columns:
                 f if f.has_default() or f.null else None,
             )
             for f in self.fields
+            if f.attname not in self.sql
         ]
 
     def cast(self, field) -> str:
@@ -245,7 +249,8 @@ class Columns:
         return _PG_CASTS[target.get_internal_type()]
 
     def each(self, **columns: str) -> list[str]:
-        """`%(prefix_column)s::type` for each column in order; `columns` puts SQL in place of some."""
+        """`%(prefix_column)s::type` for each column in order; `columns` (and `sql`) put SQL in place of some."""
+        columns = {**self.sql, **columns}
         return [
             columns.get(f.attname) or f"%({self.prefix}{f.attname})s::{self.cast(f)}" for f in self.fields
         ]
