@@ -89,6 +89,33 @@ PHASES = [
     ("changes", "  update", "attribution.api.views:changes.update_commission"),
     ("changes", "    execute", "django.db.backends.utils:CursorWrapper.execute"),
     ("changes", "  finalize_response", "attribution.api.views:EventView.finalize_response"),
+    ("deliveries", "request", "*"),
+    (
+        "deliveries",
+        "middleware: request id and log line",
+        "attribution.api.middleware:RequestIdMiddleware.__call__",
+    ),
+    ("deliveries", "receiver (View.dispatch)", "django.views.generic.base:View.dispatch"),
+    ("deliveries", "  body read", "attribution.platforms.base:_read_body"),
+    ("deliveries", "  the shop's connection", "attribution.platforms.base:connection_for"),
+    ("deliveries", "  signature", "attribution.platforms.base:Receiver._verify"),
+    ("deliveries", "  receive", "attribution.platforms.base:Receiver._receive"),
+    ("deliveries", "    JSON parse (loads_order)", "attribution.platforms.base:loads_order"),
+    ("deliveries", "    what the log keeps (kept)", "attribution.platforms.shopify:ShopifyReceiver.kept"),
+    ("deliveries", "    its text (keep_platform_body)", "attribution.platforms.base:keep_platform_body"),
+    ("deliveries", "    the order read (read)", "attribution.platforms.shopify:ShopifyReceiver.read"),
+    ("deliveries", "    deliveries.receive", "attribution.platforms.base:deliveries.receive"),
+    ("deliveries", "      delivery id (_first_copy)", "attribution.deliveries:_first_copy"),
+    ("deliveries", "      code pick", "attribution.deliveries:_pick_code"),
+    ("deliveries", "      click pick", "attribution.deliveries:_pick_click"),
+    ("deliveries", "      confirm_order", "attribution.deliveries:orders.confirm_order"),
+    ("deliveries", "        judge", "attribution.orders:_judge"),
+    ("deliveries", "          decision", "attribution.orders:_decide"),
+    ("deliveries", "        outcome row (EventRecord.of)", "health.log.recording:EventRecord.of"),
+    ("deliveries", "        write_order (joins)", "attribution.orders:joins.write_order"),
+    ("deliveries", "      execute", "django.db.backends.utils:CursorWrapper.execute"),
+    ("deliveries", "  answer", "attribution.platforms.base:Receiver._answer"),
+    ("deliveries", "request signals (connections, ...)", "django.dispatch.dispatcher:Signal.send"),
 ]
 _CALIBRATION_CALLS = 2000
 _MISSING = object()
@@ -98,8 +125,11 @@ _MISSING = object()
 
 
 def _extra(where: str) -> tuple[str, str, str]:
-    """A phase named on the command line: `module:attr.path`, or `changes/module:attr.path`."""
-    scenario, _, where = where.rpartition("/") if where.startswith("changes/") else ("", "", where)
+    """A phase named on the command line: `module:attr.path`, or `changes/…` or `deliveries/…` for a phase of
+    a cancel or update, or of a platform's delivery."""
+    scenario, _, where = (
+        where.partition("/") if where.startswith(("changes/", "deliveries/")) else ("", "", where)
+    )
     return (scenario or "orders", where, where)
 
 
@@ -140,9 +170,11 @@ class _Toggle:
 def worker(args) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     application = importlib.import_module(args.app).application
-    world = traffic.World.read()
+    world, shop = traffic.World.read(), traffic.Shop.read()
     ctl = ctypes.CDLL(args.ctl)
     phases = [p for p in PHASES if p[1].strip() in args.names] if args.names else PHASES
+    if args.scenarios:
+        phases = [p for p in phases if p[0] in args.scenarios]
     phases = phases + [_extra(where) for where in args.extra]
     cancel_from = args.cancel_from
 
@@ -157,6 +189,8 @@ def worker(args) -> None:
         nonlocal cancel_from
         if scenario == "orders":
             requests = traffic.orders(world, run, count)
+        elif scenario == "deliveries":
+            requests = traffic.deliveries(shop, run, count)
         else:
             requests = traffic.changes(world, run, count, cancel_from=cancel_from)
             cancel_from += traffic.cancels_in(requests)
@@ -231,6 +265,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20, help="requests before each phase's count")
     parser.add_argument("--phases", default="", help="comma-separated phase names to measure (default: all)")
     parser.add_argument(
+        "--scenarios",
+        default="",
+        help="comma-separated scenarios to measure: orders, changes, deliveries (default: all)",
+    )
+    parser.add_argument(
         "--extra",
         action="append",
         default=[],
@@ -245,6 +284,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     args.names = {n.strip() for n in args.phases.split(",") if n.strip()}
+    args.scenarios = {n.strip() for n in args.scenarios.split(",") if n.strip()}
     if args.worker:
         worker(args)
         return
@@ -279,6 +319,8 @@ def main() -> None:
                 str(args.warmup),
                 "--phases",
                 args.phases,
+                "--scenarios",
+                ",".join(args.scenarios),
                 "--app",
                 args.app,
                 *(f"--extra={where}" for where in args.extra),

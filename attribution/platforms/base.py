@@ -15,12 +15,13 @@ and signatures are never stored or logged; the body is kept as the fields the pl
 """
 
 import base64
+import codecs
 import hashlib
 import hmac
-import json
 import logging
 from decimal import Decimal
 
+import orjson
 from django.conf import settings
 from django.db import DatabaseError
 from django.http import JsonResponse
@@ -183,7 +184,7 @@ class Receiver(View):
         read = Read(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
         try:
             document = loads_order(body)
-        except (ValueError, RecursionError) as exc:
+        except ValueError as exc:
             if topic in self.topics:
                 read = Read(
                     Action.RECORD,
@@ -281,20 +282,23 @@ class Receiver(View):
         return _json(result.body(), result.http_status, headers=headers)
 
 
-def _no_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def loads_order(raw: bytes):
-    """A platform's JSON body: UTF-8, no NaN or Infinity, decimals as Decimal. Unlike an order event's
-    (attribution.parsing.loads_strict) a key named twice is not refused: the platforms write their own bodies,
-    and checking every object of a big order costs a call per object."""
-    text = raw.decode("utf-8-sig")
-    document = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
-    # Only \u escapes can produce what no text column holds (U+0000, a lone surrogate).
-    if "\\u" in text and holds_unstorable_text(document):
-        raise ValueError("a string holds \\u0000 or an unpaired surrogate such as \\ud800")
+    """A platform's JSON body: UTF-8 (a leading BOM allowed), no NaN or Infinity, nesting at most 1,024 deep.
+    Parsed by orjson: a Shopify order of 6.6 KB costs 0.2M instructions there against 0.5M in the standard
+    library's json (docs/performance.md). Unlike an order event's (attribution.parsing.loads_strict) a key
+    named twice is not refused: the platforms write their own bodies. A number with a fraction arrives as a
+    float: the amount read from it goes through `amount_of`."""
+    document = orjson.loads(raw.removeprefix(codecs.BOM_UTF8))
+    # Only \u escapes can produce what no text column holds (U+0000); orjson refuses an unpaired surrogate.
+    if b"\\u" in raw and holds_unstorable_text(document):
+        raise ValueError("a string holds \\u0000")
     return document
+
+
+def amount_of(value):
+    """An amount as the field rule reads it: a JSON number with a fraction (a float here) as the Decimal of
+    its shortest spelling, 59.9 for 59.90; anything else as sent."""
+    return Decimal(repr(value)) if isinstance(value, float) else value
 
 
 def _signed(body: bytes, secret: str, given: str) -> bool:

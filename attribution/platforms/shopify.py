@@ -17,7 +17,7 @@ from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
 from brands.privacy import hashed
 
-from .base import Read, Receiver, body_digest, email_kept, flag, moment
+from .base import Read, Receiver, amount_of, body_digest, email_kept, flag, moment
 
 CART_ATTRIBUTE = "sms_click_id"  # what sms-click.js writes into the cart's attributes (/cart/update.js)
 TOPICS = {
@@ -99,7 +99,7 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
     orders_count = customer.get("orders_count")  # gone from the order's customer since API 2022-04
     return PlatformOrder(
         order_id=order.get("name") if by_name else order.get("id"),
-        amount=order.get(amount_name),
+        amount=amount_of(order.get(amount_name)),
         currency=order.get("currency"),
         is_test=flag(order.get("test")),
         is_returning_customer=isinstance(orders_count, int) and orders_count > 1,

@@ -481,6 +481,45 @@ def test_a_300_character_order_id_is_answered_200_with_its_outcome(shopify, shop
     assert not Order.objects.exists()
 
 
+def test_an_amount_sent_as_a_json_number_counts_as_its_decimal(shopify, shop, prop, creator):
+    order = shopify_order(subtotal="59.90")
+    order["subtotal_price"] = order["current_subtotal_price"] = 59.90  # a number where Shopify sends text
+
+    response = shopify("orders/create", order)
+
+    assert response.json()["outcome"] == "no_attribution"
+    assert Order.objects.get().amount == Decimal("59.90")
+
+
+def test_a_body_with_a_utf8_byte_order_mark_is_read(shopify, shop):
+    body = b"\xef\xbb\xbf" + json.dumps(shopify_order()).encode()
+
+    response = shopify("orders/create", body=body)
+
+    assert response.json()["outcome"] == "no_attribution"
+
+
+def test_a_nul_character_in_the_body_is_answered_200_with_its_outcome(shopify, shop):
+    body = json.dumps(shopify_order(email="shopper@example.com")).replace("shopper@", "shop\\u0000per@")
+
+    response = shopify("orders/create", body=body.encode())
+
+    assert response.status_code == 200
+    assert response.json()["outcome"] == "invalid_params"
+    assert "\\u0000" in response.json()["message"]
+    assert not Order.objects.exists()
+
+
+def test_a_300_digit_numeric_order_id_is_answered_200_and_stores_nothing(shopify, shop):
+    body = json.dumps(shopify_order()).replace('"id": 5820398473216', '"id": ' + "9" * 300, 1)
+
+    response = shopify("orders/create", body=body.encode())
+
+    assert response.status_code == 200
+    assert response.json()["outcome"] in {"invalid_order_id", "invalid_params"}
+    assert not Order.objects.exists()
+
+
 def test_a_disabled_connection_s_delivery_changes_nothing(shopify, shop):
     shop.is_enabled = False
     shop.save()
