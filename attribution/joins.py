@@ -37,6 +37,13 @@ class Via:
 
     platform: str  # "Shopify", "WooCommerce": as the trace and the answers name it
     changed_at: datetime | None = None
+    # The delivery's row to claim with a new order in one statement, outside any transaction (PostgreSQL;
+    # attribution.deliveries): write_order raises NotFirst instead of joining when the order is there.
+    claim: dict | None = None
+
+
+class NotFirst(Exception):
+    """The order id was already taken: nothing was written, and the caller decides in a transaction."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,18 @@ def write_order(
     order["via_api"], order["via_platform"] = not via_platform, via_platform
     if via is not None:
         order["platform_changed_at"] = via.changed_at
+    if via is not None and via.claim is not None:
+        if receipt is None or connection.vendor != "postgresql" or connection.in_atomic_block:
+            raise ValueError(
+                "a delivery is claimed with its order in one statement of its own, with its receipt"
+            )
+        pk = store.insert_in_one_statement(
+            connection, rows, receipt.event(result), answer_duplicate=False, claim=via.claim
+        )
+        if pk is None:
+            raise NotFirst
+        result.recorded = True
+        return result
     # No savepoint inside a platform delivery's transaction (attribution.deliveries): a fault rolls it all back.
     with transaction.atomic(savepoint=False):
         if connection.vendor == "postgresql":

@@ -19,7 +19,7 @@ from config.lib.statements import Columns, InsertStatement
 from health.log.models import OutcomeEvent
 from health.log.recording import EventRecord, record, row_values
 
-from .models import Commission, Order
+from .models import Commission, Order, PlatformDelivery
 from .outcomes import Result
 
 
@@ -74,23 +74,35 @@ _FROM_ORDER = {
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
 _EVENT = Columns(OutcomeEvent, "e_")
+# A platform's delivery id, claimed with the order it brings (attribution.deliveries' one-statement path).
+_DELIVERY = Columns(
+    PlatformDelivery,
+    "p_",
+    sql={"brand_id": "new_order.brand_id", "order_id": "new_order.order_id", "verified": "true"},
+)
 _statements: dict = {}
 
 
-def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool) -> str:
+def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool, claim: bool = False) -> str:
     """The order, its commission when `tracked`, and the outcome row when `recorded`, in one statement: the
     new order's id, or no row when its unique key was taken. `answer_duplicate`: the outcome row is written
     either way, with the duplicate's answer (d_ parameters) when the key was taken; otherwise only with the
-    new order (attribution.joins then decides the answer of a second arrival)."""
-    key = (tracked, recorded, answer_duplicate)
+    new order (attribution.joins then decides the answer of a second arrival). `claim`: the platform
+    delivery's id is taken with the new order (p_ parameters), and only with it."""
+    key = (tracked, recorded, answer_duplicate, claim)
     if key not in _statements:
         parts = [
             f"""WITH new_order AS (
     INSERT INTO {Order._meta.db_table} ({_ORDER.names}) VALUES ({_ORDER.placeholders()})
     ON CONFLICT (brand_id, order_id, is_test) DO NOTHING
-    RETURNING id, brand_id, creator_id, is_test, amount, currency, received_at
+    RETURNING id, brand_id, order_id, creator_id, is_test, amount, currency, received_at
 )"""
         ]
+        if claim:
+            parts.append(f"""new_delivery AS (
+    INSERT INTO {PlatformDelivery._meta.db_table} ({_DELIVERY.names}) SELECT {_DELIVERY.placeholders()} FROM new_order
+    ON CONFLICT (brand_id, connection_id, delivery_id) WHERE verified DO NOTHING
+)""")
         if tracked:
             parts.append(f"""new_commission AS (
     INSERT INTO {Commission._meta.db_table} ({_COMMISSION.names})
@@ -118,9 +130,13 @@ def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool) -> str:
     return _statements[key]
 
 
-def statement_params(rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool) -> dict:
+def statement_params(
+    rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool, claim: dict | None = None
+) -> dict:
     """The parameters of `statement` for these rows."""
     params = _ORDER.params(rows.order, into={})
+    if claim is not None:
+        _DELIVERY.params(claim, into=params)
     if rows.commission is not None:
         _COMMISSION.params(rows.commission, into=params)
     if event is not None:
@@ -133,11 +149,17 @@ def statement_params(rows: OrderRows, event: EventRecord | None, *, answer_dupli
     return params
 
 
-def insert_in_one_statement(db, rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool):
-    """PostgreSQL: write `statement`; the new order's id, or None when the order id was already taken."""
-    params = statement_params(rows, event, answer_duplicate=answer_duplicate)
+def insert_in_one_statement(
+    db, rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool, claim: dict | None = None
+):
+    """PostgreSQL: write `statement`; the new order's id, or None when the order id was already taken.
+    `claim`: a platform delivery's row values (connection_id, delivery_id, topic, received_at)."""
+    params = statement_params(rows, event, answer_duplicate=answer_duplicate, claim=claim)
     sql = statement(
-        tracked=rows.commission is not None, recorded=event is not None, answer_duplicate=answer_duplicate
+        tracked=rows.commission is not None,
+        recorded=event is not None,
+        answer_duplicate=answer_duplicate,
+        claim=claim is not None,
     )
     with db.cursor() as cursor:
         cursor.execute(sql, params)

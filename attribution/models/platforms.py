@@ -3,16 +3,19 @@ that a redelivery changes nothing, and the deliveries whose signature failed, fo
 
 from django.db import models
 
-from brands.models import PlatformConnection
+from brands.models import Brand, PlatformConnection
 
 
 class PlatformDelivery(models.Model):
     """One delivery a connection's platform sent: verified (its id decides redeliveries), or refused for its
     signature (stored within the signature-failure limit, never unique: anyone can send one)."""
 
+    # The connection's brand when the delivery came: every table of a brand's data is keyed by its brand, so
+    # it can be partitioned or sharded by brand (docs/scaling.md).
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     connection = models.ForeignKey(
         PlatformConnection, on_delete=models.CASCADE, related_name="deliveries", db_index=False
-    )  # the indexes below start with connection
+    )  # the indexes below start with brand or connection
     # Shopify's X-Shopify-Webhook-Id (the same on every retry); WooCommerce's X-WC-Webhook-Delivery-ID with
     # the body's digest (WooCommerce derives its id from the webhook and the second it was sent).
     delivery_id = models.CharField(max_length=255, blank=True, default="")
@@ -27,7 +30,7 @@ class PlatformDelivery(models.Model):
             # Decides redeliveries, race-safe: the second of two concurrent copies of one delivery waits on
             # this key and is then refused (attribution.deliveries). Unverified rows never take an id.
             models.UniqueConstraint(
-                fields=["connection", "delivery_id"],
+                fields=["brand", "connection", "delivery_id"],
                 condition=models.Q(verified=True),
                 name="platform_delivery_once",
             ),

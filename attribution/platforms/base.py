@@ -318,6 +318,7 @@ def _read_body(request) -> bytes | None:
 
 def _refused_delivery(connection, request, receiver: Receiver, at) -> PlatformDelivery:
     return PlatformDelivery(
+        brand_id=connection.brand_id,
         connection_id=connection.pk,
         delivery_id=(
             request.META.get("HTTP_X_SHOPIFY_WEBHOOK_ID")

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from attribution import deliveries, joins
+from attribution import store
 from attribution.models import Commission, Order, PlatformDelivery
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
@@ -54,15 +54,19 @@ def delivery(topic, webhook_id, **order):
     )
 
 
-def post_together(monkeypatch, requests: list, *, held=(joins, "_insert_order")) -> list:
-    """POST each request from its own thread and connection; the `held` step (by default the order's insert)
-    starts only once every request has reached it."""
+def post_together(monkeypatch, requests: list, *, held=(store, "insert_in_one_statement")) -> list:
+    """POST each request from its own thread and connection; the `held` step (by default the statement that
+    inserts the order, and claims a delivery's id with it) starts only once every request has reached it."""
     ready = threading.Barrier(len(requests), timeout=10)
     module, name = held
     real = getattr(module, name)
 
+    waited = threading.local()
+
     def when_all_are_ready(*args, **kwargs):
-        ready.wait()
+        if not getattr(waited, "once", False):  # a request that comes back to the step goes straight on
+            waited.once = True
+            ready.wait()
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, when_all_are_ready)
@@ -130,8 +134,9 @@ def test_one_delivery_sent_twice_at_once_has_one_effect(postgres_only, monkeypat
     click = ClickFactory(property=prop, creator=creator)
     twice = delivery("orders/create", "w-same", note_attributes=[("sms_click_id", click.click_id)])
 
-    # Held where each takes the delivery's id: the second waits on the first's key, then is refused.
-    answers = post_together(monkeypatch, [twice, twice], held=(deliveries, "_first_copy"))
+    # Held where each claims the delivery's id with its order: the second waits on the first's keys, finds the
+    # order taken, and is then refused by the delivery's key.
+    answers = post_together(monkeypatch, [twice, twice])
 
     assert sorted(answers) == [(200, "redelivery"), (200, "tracked")]
     assert Order.objects.count() == 1

@@ -110,7 +110,12 @@ def test_platform_delivery_ids_go_after_30_days(prop):
     connection.set_secret("s")
     connection.save()
     for delivery_id, received_at in (("old", NOW - timedelta(days=31)), ("new", NOW - timedelta(days=29))):
-        PlatformDelivery.objects.create(connection=connection, delivery_id=delivery_id, received_at=received_at)
+        PlatformDelivery.objects.create(
+            brand_id=connection.brand_id,
+            connection=connection,
+            delivery_id=delivery_id,
+            received_at=received_at,
+        )
 
     prune_tables(now=NOW)
 
@@ -143,7 +148,11 @@ def test_expired_sessions_go(db):
 
 
 def test_sign_in_and_lockout_records_go_after_90_days(db):
-    for model, extra in ((AccessLog, {}), (AccessFailureLog, {}), (AccessAttempt, {"failures_since_start": 1})):
+    for model, extra in (
+        (AccessLog, {}),
+        (AccessFailureLog, {}),
+        (AccessAttempt, {"failures_since_start": 1}),
+    ):
         for days in (91, 10):
             row = model.objects.create(username=f"u{days}", ip_address="192.0.2.1", user_agent="", **extra)
             # attempt_time is auto_now_add: set it afterwards, as the rows would have aged.

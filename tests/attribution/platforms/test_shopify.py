@@ -6,7 +6,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.utils import timezone
 
 from attribution import spool
@@ -579,6 +579,26 @@ def test_a_delivery_costs_a_bounded_number_of_queries(
         )
 
     assert response.json()["outcome"] == "tracked"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_new_order_s_delivery_is_stored_in_one_statement_with_its_delivery_id(
+    shopify, shop, prop, creator, django_assert_num_queries
+):
+    if connection.vendor != "postgresql":
+        pytest.skip("the one-statement path is PostgreSQL's")
+    click = ClickFactory(property=prop, creator=creator)
+    shopify("orders/create", shopify_order(order_id=1))  # warms the brand resolution
+
+    # The click, then the order with its commission, outcome row and delivery id: no transaction of its own.
+    with django_assert_num_queries(2):
+        response = shopify(
+            "orders/create", shopify_order(order_id=2, note_attributes=[("sms_click_id", click.click_id)])
+        )
+
+    assert response.json()["outcome"] == "tracked"
+    assert PlatformDelivery.objects.filter(order_id="2", brand=shop.brand).count() == 1
+    assert OutcomeEvent.objects.filter(order_id="2").count() == 1
 
 
 def test_another_brand_s_shop_cannot_deliver_for_this_brand(shopify, shop, other_prop):
