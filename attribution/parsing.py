@@ -147,7 +147,7 @@ class StrictJSONParser(BaseParser):
         if request is not None:
             request.raw_body = raw[:cap]  # the outcome log keeps it as text (brands.privacy)
         if len(raw) > cap:
-            _drain(stream)
+            drain(stream)
             raise BodyTooLarge()
         if not raw.strip():
             raise ParseError(EMPTY_BODY)
@@ -160,8 +160,8 @@ class StrictJSONParser(BaseParser):
         return document
 
 
-def _drain(stream) -> None:
-    """Read and drop the rest of an oversized body, up to API_BODY_DRAIN_MAX_BYTES, before the 413 goes.
+def drain(stream, limit: int | None = None) -> None:
+    """Read and drop the rest of an oversized body, up to `limit` (API_BODY_DRAIN_MAX_BYTES), before the 413 goes.
 
     Straight to gunicorn (no nginx in front), a connection closed with unread bytes in its buffer is reset
     and the client loses the answer it was sent: a 10 MB body got no 413. Drained, it gets it. A body beyond
@@ -169,7 +169,7 @@ def _drain(stream) -> None:
     unread, as before. In production nginx answers 413 itself (config/nginx.conf, client_max_body_size).
     The stream is Django's, which stops at the body's Content-Length (or its de-chunked end).
     """
-    left = settings.API_BODY_DRAIN_MAX_BYTES
+    left = settings.API_BODY_DRAIN_MAX_BYTES if limit is None else limit
     while left > 0:
         chunk = stream.read(min(65536, left))
         if not chunk:

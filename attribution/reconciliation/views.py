@@ -24,6 +24,7 @@ from attribution.api import throttles
 from attribution.api.access import AlwaysJSON, KeyRequired
 from attribution.models import Reconciliation
 from attribution.outcomes import Outcome, envelope
+from attribution.parsing import drain
 from brands.auth import DeveloperKeyAuthentication
 
 from . import applying, matching, schema, summary
@@ -136,6 +137,14 @@ class _ReconciliationView(KeyRequired, APIView):
 
 
 class ReconciliationsView(_ReconciliationView):
+    def finalize_response(self, request, response, *args, **kwargs):
+        # A refusal before the book was read (no key or a wrong one, throttled, an inactive brand): the rest of
+        # the body is read and dropped, up to the book's limit, so the answer reaches the caller. Closed with
+        # unread bytes, the connection is reset, and nginx, still sending the body it buffered, answers 502.
+        if response.status_code >= 400:
+            drain(request._request, limit=MAX_BYTES + MULTIPART_OVERHEAD)
+        return super().finalize_response(request, response, *args, **kwargs)
+
     @extend_schema(**schema.UPLOAD)
     def post(self, request):
         if (refused := self.inactive()) is not None:
