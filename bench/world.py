@@ -71,6 +71,9 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
     # As a deployment does: WhiteNoise serves the collected files (and warns on every start without).
     subprocess.run([PY, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     os.environ.update(env)
+    # This process only (the servers get `env`): the pools of a 5-round run (~180,000 orders) take longer
+    # than the service's statement and wait timeouts, which this preparation, not the service, would trip.
+    os.environ.update({"DB_STATEMENT_TIMEOUT_MS": "0", "DB_WAIT_TIMEOUT_S": "600"})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
