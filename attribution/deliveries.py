@@ -18,6 +18,7 @@ from django.db import DatabaseError, connections, transaction
 
 from brands.models import Creator, KnownShopper
 from config.lib.statements import InsertStatement, SelectStatement
+from health.log.models import CHANGE_ENDPOINT
 from health.log.recording import FAULTS, Receipt, record
 
 from . import changes, joins, orders
@@ -215,6 +216,8 @@ def _act(delivery: Delivery, *, received_at: datetime, receipt: Receipt | None) 
     action = delivery.action
     if action == Action.RECORD_OR_FOLLOW:
         action = Action.FOLLOW if _recorded_by_platform(delivery) else Action.RECORD
+        if action == Action.FOLLOW:
+            recorded_as_change(receipt, delivery.endpoint)
     if action == Action.RECORD:
         return _record(delivery, received_at=received_at, receipt=receipt)
     return _follow(delivery, received_at=received_at, receipt=receipt, cancel=action == Action.CANCEL)
@@ -316,6 +319,13 @@ def _unreadable(delivery: Delivery, *, zero_amount: bool) -> Result | None:
             problem = "is missing" if value is None else str(exc)
             return _refused(delivery, outcome, f"The order's {order.names.get(name, name)}", problem)
     return None
+
+
+def recorded_as_change(receipt: Receipt | None, endpoint: str) -> None:
+    """A delivery that changes an order (its amount, its cancel) is an outcome row of the platform's change
+    endpoint, so the log tells it from an order arriving (health.log.models.PLATFORM_ENDPOINTS)."""
+    if receipt is not None:
+        receipt.request["endpoint"] = CHANGE_ENDPOINT.get(endpoint, endpoint)
 
 
 def _in_one_statement(delivery: Delivery, receipt: Receipt | None) -> bool:

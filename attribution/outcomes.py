@@ -236,8 +236,23 @@ _ON_PLATFORMS: dict[Outcome, dict[str, str]] = {
 BY_ENDPOINT.update(
     {
         (outcome, endpoint): words
-        for endpoint in ("shopify", "woocommerce")
+        for endpoint in ("shopify", "woocommerce", "shopify_change", "woocommerce_change")
         for outcome, words in _ON_PLATFORMS.items()
+    }
+)
+# An order the platform's webhook brought, and a change it made (the change endpoints: an update or a cancel).
+BY_ENDPOINT.update(
+    {
+        (Outcome.TRACKED, endpoint): {
+            "label": "Order attributed: commission created from the platform's order"
+        }
+        for endpoint in ("shopify", "woocommerce")
+    }
+    | {
+        (Outcome.TRACKED, endpoint): {
+            "label": "Took effect: the commission followed the platform's order (its amount, or its cancel)"
+        }
+        for endpoint in ("shopify_change", "woocommerce_change")
     }
 )
 

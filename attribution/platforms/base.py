@@ -201,6 +201,8 @@ class Receiver(View):
             read.note,
             read.refusal,
         )
+        if read.action in (Action.FOLLOW, Action.CANCEL):
+            deliveries.recorded_as_change(receipt, self.endpoint)
         if not connection.is_enabled or not connection.brand_is_active:
             words = "platform.disabled" if not connection.is_enabled else "platform.brand_inactive"
             result = Result(
@@ -231,7 +233,7 @@ class Receiver(View):
         event = receipt.event(result)
         try:
             spool.keep_event(
-                endpoint=self.endpoint,
+                endpoint=event.endpoint,  # the receiver's, or its change endpoint (deliveries.recorded_as_change)
                 received_at=event.received_at,
                 request_id=event.request_id,
                 body=(event.request_body or "").encode(),

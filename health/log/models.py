@@ -13,13 +13,41 @@ class Endpoint(models.TextChoices):
     UPDATE = "update", "Update"
     RECONCILIATION = "reconciliation", "Reconciliation"
     SHOPIFY = "shopify", "Shopify webhook"
+    SHOPIFY_CHANGE = "shopify_change", "Shopify webhook: update"
     WOOCOMMERCE = "woocommerce", "WooCommerce webhook"
+    WOOCOMMERCE_CHANGE = "woocommerce_change", "WooCommerce webhook: update"
 
 
 # The brand's own event API (the interface's three endpoints); the other values are the other ways in.
 EVENT_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.CANCEL, Endpoint.UPDATE)
-# The storefront platforms' webhook deliveries (attribution/platforms/), one value per platform.
-PLATFORM_ENDPOINTS = (Endpoint.SHOPIFY, Endpoint.WOOCOMMERCE)
+# The storefront platforms' webhook deliveries (attribution/platforms/): per platform, the deliveries that
+# bring an order (and those refused before their topic was read), and those that change one (an update or a
+# cancel: Shopify's orders/updated and orders/cancelled, WooCommerce's order.updated of a known order).
+PLATFORM_ENDPOINTS = (
+    Endpoint.SHOPIFY,
+    Endpoint.SHOPIFY_CHANGE,
+    Endpoint.WOOCOMMERCE,
+    Endpoint.WOOCOMMERCE_CHANGE,
+)
+CHANGE_ENDPOINT = {
+    Endpoint.SHOPIFY: Endpoint.SHOPIFY_CHANGE,
+    Endpoint.WOOCOMMERCE: Endpoint.WOOCOMMERCE_CHANGE,
+}
+# The ways an order comes in: the order confirmation, and a storefront platform's order webhook.
+ORDER_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.SHOPIFY, Endpoint.WOOCOMMERCE)
+# Answers on those that are no order of their own: the order was handed to the platform's webhook
+# (shopify_handoff), came already (a redelivery, orders/paid after orders/create), or there was none to take
+# (an ignored topic, a disabled connection).
+NOT_ORDERS = frozenset(
+    {"shopify_handoff", "redelivery", "already_received", "ignored", "connection_disabled"}
+)
+
+
+def counts_as_order(endpoint: str, outcome: str) -> bool:
+    """Whether an outcome row is an order received (taken or rejected), whichever way it came: the overview's
+    and the portfolio's order figures. One order arriving by both ways counts once (its confirmation is
+    shopify_handoff)."""
+    return endpoint in ORDER_ENDPOINTS and outcome not in NOT_ORDERS
 
 
 # The outcomes a brand can fix (attribution.outcomes, needs_action), as the events list's "needs your action"

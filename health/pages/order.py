@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from attribution.trace import readable
-from health.log.models import PLATFORM_ENDPOINTS, Endpoint
+from health.log.models import CHANGE_ENDPOINT, Endpoint
 from health.pages import order_queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of
@@ -56,7 +56,9 @@ def paths_of(order, events: list[dict]) -> list[str]:
     paths = ["the order confirmation"] if order.via_api else []
     if order.via_platform:
         platforms = [
-            ENDPOINT_LABELS[e] for e in PLATFORM_ENDPOINTS if any(r["endpoint"] == e for r in events)
+            ENDPOINT_LABELS[e]
+            for e, change in CHANGE_ENDPOINT.items()
+            if any(r["endpoint"] in (e, change) for r in events)
         ]
         paths += platforms or ["a storefront platform's webhook"]
     return paths

@@ -10,11 +10,12 @@ from django.utils import timezone
 
 from attribution import outcomes
 from attribution.outcomes import Outcome, OutcomeInfo
-from health.log.models import EVENT_ENDPOINTS, Endpoint
+from health.log.models import EVENT_ENDPOINTS, ORDER_ENDPOINTS, Endpoint, counts_as_order
 from health.pages.queries import CountRow, Period
 
-# Outcome groups, in the order they are stacked in the chart (bottom first). "Tracked" is tracked order
-# confirmations only, as on the Tracked card; a cancel or update that took effect is "changed".
+# Outcome groups, in the order they are stacked in the chart (bottom first). "Tracked" is tracked orders
+# (order confirmations and platforms' orders), as on the Tracked card; a cancel or update that took effect,
+# by the API or a platform's webhook, is "changed".
 TRACKED, CHANGED, INFO, ACTION, SERVICE = "tracked", "changed", "info", "action", "service"
 GROUPS = [
     (TRACKED, "Tracked orders"),
@@ -34,7 +35,7 @@ def info_of(code: str, endpoint: str) -> OutcomeInfo | None:
 
 def group_of(code: str, endpoint: str = Endpoint.ORDER_CONFIRMATION) -> str:
     if code == Outcome.TRACKED:
-        return TRACKED if endpoint == Endpoint.ORDER_CONFIRMATION else CHANGED
+        return TRACKED if endpoint in ORDER_ENDPOINTS else CHANGED
     info = info_of(code, endpoint)
     if info is None:
         return INFO
@@ -44,15 +45,16 @@ def group_of(code: str, endpoint: str = Endpoint.ORDER_CONFIRMATION) -> str:
 
 
 def is_accepted_order(code: str, endpoint: str) -> bool:
-    """An order confirmation the service took and judged: a 2xx answer that is not a service-side fault
-    (a fault's event is counted when it is replayed). Duplicates and unreadable orders are not."""
+    """An order the service took and judged, by the order confirmation or a platform's order webhook: a 2xx
+    answer that is not a service-side fault (a fault's event is counted when it is replayed). Duplicates and
+    unreadable orders are not; nor an order confirmation handed to the platform's webhook, whose order counts
+    once, as the platform's (health.log.models.counts_as_order)."""
     info = info_of(code, endpoint)
-    return (
-        endpoint == Endpoint.ORDER_CONFIRMATION
-        and info is not None
-        and info.success
-        and not info.service_side
-    )
+    if not counts_as_order(endpoint, code) or info is None:
+        return False
+    # The outcome's own status: a platform's unreadable order, answered 200 (a retry would bring the same
+    # payload), is rejected all the same.
+    return info.success and not info.service_side
 
 
 @dataclass
@@ -133,7 +135,7 @@ class Overview:
     outcome_lines: list[OutcomeLine]
     action_lines: list[OutcomeLine]
     endpoint_lines: list[EndpointLine]
-    orders_total: int  # order confirmations received, rejected ones included
+    orders_total: int  # orders received by any way in (counts_as_order), rejected ones included
     orders_accepted: int  # those the service took and judged (is_accepted_order): the share's denominator
     orders_tracked: int
     warned: int  # events that carry a warning
@@ -150,7 +152,7 @@ class Overview:
 
     @property
     def tracked_share(self) -> float | None:
-        """Percentage of accepted order confirmations tracked, or None when none was accepted."""
+        """Percentage of accepted orders tracked, or None when none was accepted."""
         if not self.orders_accepted:
             return None
         return 100 * self.orders_tracked / self.orders_accepted
@@ -162,7 +164,7 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
     lines: dict[tuple, OutcomeLine] = {}
     endpoints = {value: EndpointLine(value, label) for value, label in Endpoint.choices}
     per_bucket: dict[object, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    other_total = accepted = warned = 0
+    other_total = accepted = orders_total = orders_tracked = warned = 0
     for row in rows:
         if row.is_test != is_test:
             other_total += row.count
@@ -188,6 +190,10 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
             ep.action += row.count
         elif group == SERVICE:
             ep.service += row.count
+        if counts_as_order(row.endpoint, row.outcome):
+            orders_total += row.count
+            if group == TRACKED:
+                orders_tracked += row.count
         if is_accepted_order(row.outcome, row.endpoint):
             accepted += row.count
         warned += row.warned
@@ -198,7 +204,6 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
         lines.values(),
         key=lambda line: (not line.needs_action, order.index(line.group), -line.total, line.code),
     )
-    orders = endpoints[Endpoint.ORDER_CONFIRMATION]
     # The three event endpoints always have their line; the other ways in (a reconciliation, a
     # platform's deliveries) only once they have sent something. The outcome table has one column each.
     shown = [ep for ep in endpoints.values() if ep.endpoint in EVENT_ENDPOINTS or ep.total]
@@ -211,9 +216,9 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
         outcome_lines=ordered,
         action_lines=[line for line in ordered if line.needs_action],
         endpoint_lines=shown,
-        orders_total=orders.total,
+        orders_total=orders_total,
         orders_accepted=accepted,
-        orders_tracked=orders.took_effect,
+        orders_tracked=orders_tracked,
         warned=warned,
         chart=build_chart(period, per_bucket, zone=zone),
         narrow_chart=build_chart(period, per_bucket, zone=zone, **NARROW),

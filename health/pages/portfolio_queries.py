@@ -10,7 +10,7 @@ from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
 
 from health.alerts.models import Incident
 from health.alerts.rules import ACTION_CODES, describe
-from health.log.models import DailyOutcomeCount, Endpoint, OutcomeEvent, RollupWatermark
+from health.log.models import DailyOutcomeCount, OutcomeEvent, RollupWatermark, counts_as_order
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
@@ -44,7 +44,7 @@ def _add(row: PortfolioRow, endpoint: str, outcome: str, n: int) -> None:
     row.events += n
     if outcome in ACTION_CODES:
         row.needs_action += n
-    if endpoint == Endpoint.ORDER_CONFIRMATION:
+    if counts_as_order(endpoint, outcome):  # by the order confirmation or a platform's order webhook
         row.orders += n
         if outcome == "tracked":
             row.tracked += n

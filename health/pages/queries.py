@@ -17,6 +17,7 @@ from attribution.outcomes import Outcome
 from brands.models import Brand, PlatformConnection
 from health.log.models import (
     NEEDS_ACTION_OUTCOMES,
+    ORDER_ENDPOINTS,
     DailyOutcomeCount,
     Endpoint,
     HourlyOutcomeCount,
@@ -142,7 +143,8 @@ def integration_status(brand: Brand, now: datetime) -> IntegrationStatus:
         return newest_first(queryset, **equals).values(*fields).first()
 
     last_order = newest(live, endpoint=Endpoint.ORDER_CONFIRMATION)
-    last_tracked = newest(live.filter(endpoint=Endpoint.ORDER_CONFIRMATION), outcome=Outcome.TRACKED)
+    # An order is attributed by its order confirmation or by a platform's order webhook (not a tracked cancel).
+    last_tracked = newest(live.filter(endpoint__in=ORDER_ENDPOINTS), outcome=Outcome.TRACKED)
     last_cancel = newest(live, endpoint=Endpoint.CANCEL)
     last_update = newest(live, endpoint=Endpoint.UPDATE)
     last_test = newest(events, is_test=True)
@@ -235,9 +237,7 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
         )
         .order_by()
         .values("connection_id")
-        .annotate(
-            taken=Count("id", filter=Q(verified=True)), refused=Count("id", filter=Q(verified=False))
-        )
+        .annotate(taken=Count("id", filter=Q(verified=True)), refused=Count("id", filter=Q(verified=False)))
     }
     last = {c.pk: last_delivery(c) for c in connections}
     # order_brand_time_idx (brand, -received_at): the brand's orders of the period, by property and paths.

@@ -258,6 +258,8 @@ def test_orders_updated_makes_the_commission_follow_the_new_subtotal(shopify, tr
     change = AmountChange.objects.get()
     assert (change.old_amount, change.new_amount) == (Decimal("5.99"), Decimal("3.00"))
     assert change.request_id == OutcomeEvent.objects.latest("id").request_id
+    # The log tells the order arriving from its commission following it.
+    assert [e.endpoint for e in OutcomeEvent.objects.order_by("id")] == ["shopify", "shopify_change"]
 
 
 def test_orders_updated_with_the_same_amount_is_ignored(shopify, tracked):
@@ -303,6 +305,7 @@ def test_orders_cancelled_cancels_and_a_second_is_already_cancelled(shopify, tra
     assert (first.json()["outcome"], second.json()["outcome"]) == ("tracked", "already_cancelled")
     tracked.refresh_from_db()
     assert tracked.state == "cancelled"
+    assert [e.endpoint for e in OutcomeEvent.objects.order_by("id")][1:] == ["shopify_change"] * 2
 
 
 def test_orders_updated_of_an_order_never_received_is_order_not_found(shopify, shop):

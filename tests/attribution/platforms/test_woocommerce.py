@@ -81,6 +81,8 @@ def test_a_pending_order_is_ignored_until_an_update_says_it_is_paid(woocommerce,
     assert "727 is pending" in pending.json()["message"]
     assert paid.json()["outcome"] == "tracked"
     assert Order.objects.get().attribution == "code"
+    # The update that recorded the order is an order arriving, not a change.
+    assert [e.endpoint for e in OutcomeEvent.objects.order_by("id")] == ["woocommerce", "woocommerce"]
 
 
 def test_the_first_registered_coupon_wins(woocommerce, site, prop, creator):
@@ -104,6 +106,7 @@ def test_an_update_of_a_recorded_order_follows_its_refunds(woocommerce, site, pr
     commission = Commission.objects.get()
     assert (commission.order_amount, commission.amount) == (Decimal("40.00"), Decimal("4.00"))
     assert AmountChange.objects.count() == 1
+    assert OutcomeEvent.objects.latest("id").endpoint == "woocommerce_change"
 
 
 def test_an_update_that_changes_nothing_is_ignored(woocommerce, site, prop, creator):

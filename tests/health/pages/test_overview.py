@@ -143,7 +143,28 @@ def test_the_tracked_share_counts_only_accepted_order_confirmations(alice_client
     assert summary.tracked_share == 25.0
     html = response.content.decode()
     assert "25.0%" in html
-    assert "1 of 4 accepted order confirmations attributed (3 rejected not counted)" in html
+    assert "1 of 4 accepted orders attributed (3 rejected not counted)" in html
+
+
+def test_a_platform_brand_s_orders_count_once_whichever_way_they_came(alice_client, brand, make_event):
+    # Each order came by the thank-you page's snippet (handed off) and by the platform's webhook.
+    for order_id, outcome in (("1001", Outcome.TRACKED), ("1002", Outcome.NO_ATTRIBUTION)):
+        make_event(brand, Outcome.SHOPIFY_HANDOFF, order_id=order_id)
+        make_event(brand, outcome, endpoint="shopify", order_id=order_id)
+        make_event(brand, Outcome.ALREADY_RECEIVED, endpoint="shopify", order_id=order_id)  # orders/paid
+    make_event(brand, Outcome.REDELIVERY, endpoint="shopify", order_id="1001")
+    make_event(brand, Outcome.IGNORED, endpoint="shopify", order_id="")  # a topic not acted on
+    make_event(brand, Outcome.TRACKED, endpoint="shopify_change", order_id="1001")  # orders/updated followed
+
+    response = alice_client.get(URL)
+
+    summary = response.context["summary"]
+    assert (summary.orders_tracked, summary.orders_accepted, summary.orders_total) == (1, 2, 2)
+    assert summary.tracked_share == 50.0
+    groups = {(line.code, line.group) for line in summary.outcome_lines}
+    assert ("tracked", "tracked") in groups and ("tracked", "changed") in groups
+    assert "1 of 2 accepted orders attributed" in response.content.decode()
+    assert response.context["status"].last_tracked["endpoint"] == "shopify"
 
 
 def test_outcomes_needing_action_come_first_with_their_fix(alice_client, brand, make_event):

@@ -37,7 +37,7 @@ def test_the_tracked_card_and_the_green_bars_count_the_same_orders(open_page, al
 
     card = page.locator("#tracked-card")
     expect(card).to_contain_text("75.0%")
-    expect(card).to_contain_text("3 of 4 accepted order confirmations attributed (2 rejected not counted)")
+    expect(card).to_contain_text("3 of 4 accepted orders attributed (2 rejected not counted)")
     chart = visible_chart(page)
     green = sum(
         int(rect.locator("title").text_content().split(": ")[1].split()[0])
