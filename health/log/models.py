@@ -36,10 +36,19 @@ CHANGE_ENDPOINT = {
 # The ways an order comes in: the order confirmation, and a storefront platform's order webhook.
 ORDER_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.SHOPIFY, Endpoint.WOOCOMMERCE)
 # Answers on those that are no order of their own: the order was handed to the platform's webhook
-# (shopify_handoff), came already (a redelivery, orders/paid after orders/create), or there was none to take
-# (an ignored topic, a disabled connection).
+# (shopify_handoff), came already (a redelivery, orders/paid after orders/create), there was none to take
+# (an ignored topic, a disabled connection), or the delivery was not the shop's (an unknown shop, a
+# signature that does not match: refused before anything of it was trusted).
 NOT_ORDERS = frozenset(
-    {"shopify_handoff", "redelivery", "already_received", "ignored", "connection_disabled"}
+    {
+        "shopify_handoff",
+        "redelivery",
+        "already_received",
+        "ignored",
+        "connection_disabled",
+        "unknown_shop",
+        "invalid_signature",
+    }
 )
 
 

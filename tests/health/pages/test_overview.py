@@ -154,6 +154,7 @@ def test_a_platform_brand_s_orders_count_once_whichever_way_they_came(alice_clie
         make_event(brand, Outcome.ALREADY_RECEIVED, endpoint="shopify", order_id=order_id)  # orders/paid
     make_event(brand, Outcome.REDELIVERY, endpoint="shopify", order_id="1001")
     make_event(brand, Outcome.IGNORED, endpoint="shopify", order_id="")  # a topic not acted on
+    make_event(brand, Outcome.INVALID_SIGNATURE, endpoint="shopify", order_id="")  # not the shop's
     make_event(brand, Outcome.TRACKED, endpoint="shopify_change", order_id="1001")  # orders/updated followed
 
     response = alice_client.get(URL)
