@@ -152,25 +152,11 @@ def receive(delivery: Delivery, *, received_at: datetime, receipt: Receipt | Non
     return result
 
 
-class _InsertDeliveryOnce(InsertStatement):
-    """The delivery's row, unless its connection already has a verified delivery of this id: its id, or None.
-    (The brand leads the unique key, as every key of a brand's data does.)"""
-
-    def write(self, quote, meta) -> str:
-        head, _, returning = super().write(quote, meta).rpartition(" RETURNING ")
-        key = ", ".join(quote(name) for name in ("brand_id", "connection_id", "delivery_id"))
-        return f"{head} ON CONFLICT ({key}) WHERE {quote('verified')} DO NOTHING RETURNING {returning}"
-
-    def __call__(self, using: str = "default", **values) -> int | None:
-        connection = connections[using]
-        params = [f.get_db_prep_save(values.get(f.attname, f.get_default()), connection) for f in self.fields]
-        with connection.cursor() as cursor:
-            cursor.execute(self.sql(connection), params)
-            row = cursor.fetchone()
-        return row[0] if row else None
-
-
-_insert_delivery = _InsertDeliveryOnce(PlatformDelivery)
+# The delivery's row, unless its connection already has a verified delivery of this id (None then); the brand
+# leads the unique key, as every key of a brand's data does.
+_insert_delivery = InsertStatement(
+    PlatformDelivery, unless_taken=("brand_id", "connection_id", "delivery_id"), where="verified"
+)
 
 
 def _first_copy(delivery: Delivery, *, received_at: datetime) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 
 from config.lib.statements import InsertStatement
 from health.log.recording import Receipt, record
@@ -60,28 +60,8 @@ class Judged:
 Rejudge = Callable[..., Judged]
 
 
-class _InsertUnlessTaken(InsertStatement):
-    """The order's INSERT that yields to the unique key (brand, order id, test): the order's id, or None when
-    another arrival holds the key (it waits for that arrival's transaction first, on PostgreSQL)."""
-
-    def write(self, quote, meta) -> str:
-        head, _, returning = super().write(quote, meta).rpartition(" RETURNING ")
-        key = ", ".join(quote(name) for name in ("brand_id", "order_id", "is_test"))
-        return f"{head} ON CONFLICT ({key}) DO NOTHING RETURNING {returning}"
-
-    def __call__(self, using: str = "default", **values) -> int | None:
-        connection = connections[using]
-        params = [
-            f.get_db_prep_save(values[f.attname] if f.attname in values else f.get_default(), connection)
-            for f in self.fields
-        ]
-        with connection.cursor() as cursor:
-            cursor.execute(self.sql(connection), params)
-            row = cursor.fetchone()
-        return row[0] if row else None
-
-
-_insert_order = _InsertUnlessTaken(Order)
+# The order's INSERT that yields to the unique key (brand, order id, test): None when another arrival holds it.
+_insert_order = InsertStatement(Order, unless_taken=("brand_id", "order_id", "is_test"))
 _insert_commission = InsertStatement(Commission)
 
 

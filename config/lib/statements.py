@@ -42,11 +42,16 @@ class InsertStatement(_Statement):
 
     Values are given by attribute name (`brand_id`, not `brand`); a field left out gets its model
     default, as with `create()`. An unknown name raises TypeError.
+
+    `unless_taken` names the columns of a unique key (and `where` the boolean column of its partial index,
+    if any): a row whose key is taken is not inserted (ON CONFLICT DO NOTHING; on PostgreSQL after waiting
+    for the transaction that holds it), and the call returns None.
     """
 
-    def __init__(self, model):
+    def __init__(self, model, *, unless_taken: tuple[str, ...] = (), where: str = ""):
         super().__init__(model, [f for f in model._meta.concrete_fields if not f.primary_key])
         self.names = frozenset(f.attname for f in self.fields)
+        self.unless_taken, self.where = unless_taken, where
 
     @classmethod
     def cached(cls, model) -> "InsertStatement":
@@ -58,9 +63,13 @@ class InsertStatement(_Statement):
     def write(self, quote, meta) -> str:
         columns = ", ".join(quote(f.column) for f in self.fields)
         values = ", ".join(["%s"] * len(self.fields))
-        return f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({values}) RETURNING {quote(meta.pk.column)}"
+        sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({values})"
+        if self.unless_taken:
+            key = ", ".join(quote(name) for name in self.unless_taken)
+            sql += f" ON CONFLICT ({key}){f' WHERE {quote(self.where)}' if self.where else ''} DO NOTHING"
+        return f"{sql} RETURNING {quote(meta.pk.column)}"
 
-    def __call__(self, using: str = "default", **values) -> int:
+    def __call__(self, using: str = "default", **values) -> int | None:
         unknown = values.keys() - self.names
         if unknown:
             raise TypeError(f"{self.model.__name__} has no field {', '.join(sorted(unknown))}")
@@ -71,7 +80,8 @@ class InsertStatement(_Statement):
         ]
         with connection.cursor() as cursor:
             cursor.execute(self.sql(connection), params)
-            return cursor.fetchone()[0]
+            row = cursor.fetchone()
+        return row[0] if row else None
 
 
 class BulkInsert(_Statement):
