@@ -379,18 +379,9 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
             return_window_closes_at=order["return_window_closes_at"],
         )
         resolution = Resolution(host=host, brand=brand, property_id=property_id)
-        decision = _decide(
-            brand=brand,
-            resolution=resolution,
-            fields=fields,
-            received_at=at,
-            lookups=lookups,
-            via_platform=True,
-        )
-        if decision.outcome == Outcome.CLICK_NOT_FOUND:
-            unknown = decision.trace
-            fields = dataclasses.replace(fields, click_id=None)
-            decision = _decide(
+
+        def decide(fields: _Confirmation) -> _Decision:
+            return _decide(
                 brand=brand,
                 resolution=resolution,
                 fields=fields,
@@ -398,6 +389,12 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
                 lookups=lookups,
                 via_platform=True,
             )
+
+        decision = decide(fields)
+        if decision.outcome == Outcome.CLICK_NOT_FOUND:
+            unknown = decision.trace
+            fields = dataclasses.replace(fields, click_id=None)
+            decision = decide(fields)
             decision.trace = [*unknown, *decision.trace]
         decided, commission = _rows(
             brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=at
