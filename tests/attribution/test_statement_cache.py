@@ -13,8 +13,8 @@ from django.db import connection
 from psycopg._queries import MAX_CACHED_STATEMENT_LENGTH, MAX_CACHED_STATEMENT_PARAMS
 
 from tests.attribution.keyed import CANCEL, UPDATE, commission_for
-from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
-from tests.attribution.platforms.payloads import body_of, shopify_order, signature
+from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
+from tests.attribution.platforms.payloads import body_of, shopify_order
 from tests.factories import ClickFactory
 
 pytestmark = pytest.mark.skipif(
@@ -86,16 +86,7 @@ def test_a_tracked_platform_order_is_written_by_cached_statements(client, prop, 
     raw = body_of(shopify_order(note_attributes=[("sms_click_id", click.click_id)]))
 
     with statements() as seen:
-        response = client.generic(
-            "POST",
-            "/api/platforms/shopify",
-            raw,
-            content_type="application/json",
-            HTTP_X_SHOPIFY_TOPIC="orders/create",
-            HTTP_X_SHOPIFY_SHOP_DOMAIN=SHOP,
-            HTTP_X_SHOPIFY_HMAC_SHA256=signature(raw, SHOPIFY_SECRET),
-            HTTP_X_SHOPIFY_WEBHOOK_ID="cache-1",
-        )
+        response = post_shopify(client, raw, webhook_id="cache-1")
 
     assert response.json()["outcome"] == "tracked"
     assert_cached(seen)

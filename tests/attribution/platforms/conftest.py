@@ -11,6 +11,21 @@ SHOP = "acme-demo.myshopify.com"
 SITE = "shop.acme.example"
 
 
+def post_shopify(client, raw: bytes, *, topic="orders/create", webhook_id="", secret=SHOPIFY_SECRET):
+    """POST `raw` to the Shopify receiver as Acme's shop sends it, signed with `secret`."""
+    headers = {"HTTP_X_SHOPIFY_WEBHOOK_ID": webhook_id} if webhook_id else {}
+    return client.generic(
+        "POST",
+        "/api/platforms/shopify",
+        raw,
+        content_type="application/json",
+        HTTP_X_SHOPIFY_TOPIC=topic,
+        HTTP_X_SHOPIFY_SHOP_DOMAIN=SHOP,
+        HTTP_X_SHOPIFY_HMAC_SHA256=signature(raw, secret),
+        **headers,
+    )
+
+
 def connect(prop, *, platform: str, shop_domain: str, secret: str, **options) -> PlatformConnection:
     connection = PlatformConnection(
         brand=prop.brand, property=prop, platform=platform, shop_domain=shop_domain, **options

@@ -137,23 +137,14 @@ def test_the_events_page_search_box_opens_the_order(alice_client, ordered, brand
 
 
 def test_an_order_seen_by_both_paths_says_so(api, client, alice, prop, creator):
-    from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
-    from tests.attribution.platforms.payloads import body_of, shopify_order, signature
+    from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
+    from tests.attribution.platforms.payloads import body_of, shopify_order
 
     connect(prop, platform="shopify", shop_domain=SHOP, secret=SHOPIFY_SECRET)
     click = factories.ClickFactory(property=prop, creator=creator)
     body = {"orderId": 55, "orderAmount": 10, "currency": "USD", "page_url": "https://shop.acme.example/ty"}
     assert api.post("/api/order_confirmation", {**body, "clickId": click.click_id}).json()["success"]
-    raw = body_of(shopify_order(order_id=55))
-    client.generic(
-        "POST",
-        "/api/platforms/shopify",
-        raw,
-        content_type="application/json",
-        HTTP_X_SHOPIFY_TOPIC="orders/create",
-        HTTP_X_SHOPIFY_SHOP_DOMAIN=SHOP,
-        HTTP_X_SHOPIFY_HMAC_SHA256=signature(raw, SHOPIFY_SECRET),
-    )
+    post_shopify(client, body_of(shopify_order(order_id=55)))
     client.force_login(alice)
 
     text = page_text(client.get("/health/orders/55"))

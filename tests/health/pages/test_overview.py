@@ -522,23 +522,14 @@ def test_the_hour_labels_of_the_24_hour_chart_are_in_the_users_time_zone(alice_c
 def _both_paths(api, client, prop, creator):
     """Three orders of Acme's Shopify shop: one seen by the platform and the confirmation, one by the platform
     only, one by the confirmation only; and one delivery refused for its signature."""
-    from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
-    from tests.attribution.platforms.payloads import body_of, shopify_order, signature
+    from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
+    from tests.attribution.platforms.payloads import body_of, shopify_order
 
     connect(prop, platform="shopify", shop_domain=SHOP, secret=SHOPIFY_SECRET)
 
     def deliver(order_id, secret=SHOPIFY_SECRET):
         raw = body_of(shopify_order(order_id=order_id))
-        return client.generic(
-            "POST",
-            "/api/platforms/shopify",
-            raw,
-            content_type="application/json",
-            HTTP_X_SHOPIFY_TOPIC="orders/create",
-            HTTP_X_SHOPIFY_SHOP_DOMAIN=SHOP,
-            HTTP_X_SHOPIFY_HMAC_SHA256=signature(raw, secret),
-            HTTP_X_SHOPIFY_WEBHOOK_ID=f"w-{order_id}-{secret[:4]}",
-        )
+        return post_shopify(client, raw, webhook_id=f"w-{order_id}-{secret[:4]}", secret=secret)
 
     def confirm(order_id):
         body = {
