@@ -21,12 +21,14 @@ from config.lib.statements import InsertStatement, SelectStatement
 from health.log.models import CHANGE_ENDPOINT
 from health.log.recording import FAULTS, Receipt, record
 
-from . import changes, joins, orders
+from . import changes
+from .contract.serializers import OrderConfirmationSerializer
 from .models import Commission, Order, PlatformDelivery
 from .money import order_total
+from .orders import joins
+from .orders.confirmation import Lookups, confirm_order
 from .outcomes import Outcome, Result, say
 from .parsing import FieldError, is_click_id, parse_amount, parse_currency, parse_order_id
-from .serializers import OrderConfirmationSerializer
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +214,7 @@ def _act(delivery: Delivery, *, received_at: datetime, receipt: Receipt | None) 
 # --- recording an order -------------------------------------------------------------------------------
 
 
-# The known shopper with its creator's name, as the decision reads it (attribution.orders.Lookups.shopper):
+# The known shopper with its creator's name, as the decision reads it (attribution.orders.confirmation.Lookups.shopper):
 # written out, since a platform's order always names the shopper.
 _shopper = SelectStatement(
     KnownShopper,
@@ -224,7 +226,7 @@ _shopper = SelectStatement(
 )
 
 
-class _Remembered(orders.Lookups):
+class _Remembered(Lookups):
     """The decision's lookups, each read once per delivery: picking the code and the click reads them first."""
 
     def __init__(self):
@@ -358,7 +360,7 @@ def _record(
     judged_at = min(order.placed_at, received_at) if order.placed_at else received_at
     if receipt is not None and delivery.warnings:
         receipt = Receipt(**{**receipt.request, "extra_warnings": tuple(delivery.warnings)})
-    result = orders.confirm_order(
+    result = confirm_order(
         payload=payload,
         received_at=received_at,
         receipt=receipt,

@@ -5,7 +5,7 @@ from django.utils.html import format_html
 
 from config.lib.jsontext import indented
 
-from .. import replay
+from ..durability import replay
 from ..models import DeadLetter, SpoolBacklog
 from .common import ReadOnlyAdmin
 

@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 from config.lib.admin import saved_time
 
 from ..models import Adjustment, AmountChange, Click, Commission, CommissionStateChange, CreatorLink, Order
-from ..trace import readable
+from ..orders.trace import readable
 from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
 
 

@@ -8,15 +8,15 @@ the outcome codes it can carry), the examples, and the tags.
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from attribution import examples
-from attribution.outcomes import OUTCOMES, Outcome
-from attribution.serializers import (
+from attribution.contract import examples
+from attribution.contract.serializers import (
     AmountUpdateSerializer,
     CancellationSerializer,
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
-from attribution.trace import Signal, StepResult
+from attribution.orders.trace import Signal, StepResult
+from attribution.outcomes import OUTCOMES, Outcome
 
 EVENTS = "Order events"
 READ_API = "Read API"
@@ -37,7 +37,7 @@ class DeveloperKeyScheme(OpenApiAuthenticationExtension):
 class FieldRuleSchema(OpenApiSerializerFieldExtension):
     """A field of attribution.serializers documents exactly what its rule accepts."""
 
-    target_class = "attribution.serializers.RuleField"
+    target_class = "attribution.contract.serializers.RuleField"
     match_subclasses = True
 
     def map_serializer_field(self, auto_schema, direction):

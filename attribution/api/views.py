@@ -15,9 +15,12 @@ from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution import changes, orders, selectors, spool
+from attribution import changes, selectors
 from attribution.api import schema, throttles
 from attribution.api.access import AlwaysJSON, KeyRequired
+from attribution.contract.serializers import OrderReadSerializer
+from attribution.durability import spool
+from attribution.orders.confirmation import brand_id_of_order_event, confirm_order
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.parsing import (
     EMPTY_BODY,
@@ -28,7 +31,6 @@ from attribution.parsing import (
     parse_order_id,
     read_chunked_body,
 )
-from attribution.serializers import OrderReadSerializer
 from brands.auth import DeveloperKeyAuthentication
 from health.log.models import Endpoint
 from health.log.recording import Receipt, record
@@ -259,7 +261,7 @@ class OrderConfirmationView(EventView):
         still answers that, lazily, should anything read it."""
 
     def handle(self, request, payload, received_at, receipt):
-        return orders.confirm_order(payload=payload, received_at=received_at, receipt=receipt)
+        return confirm_order(payload=payload, received_at=received_at, receipt=receipt)
 
     def finalize_response(self, request, response, *args, **kwargs):
         result = getattr(response, "event_result", None)
@@ -271,7 +273,7 @@ class OrderConfirmationView(EventView):
 
 def _brand_id_of_body(request) -> int | None:
     try:
-        return orders.brand_id_of_order_event(request.data)
+        return brand_id_of_order_event(request.data)
     except Exception:  # noqa: BLE001  (the answer is decided; a failing lookup only costs the brand column)
         logger.warning("brand lookup for the outcome record failed", exc_info=True)
         return None

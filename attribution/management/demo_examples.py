@@ -5,9 +5,9 @@ already on a statement (locked or paid) is left alone: billing history is never 
 
 import json
 
-from attribution import examples
+from attribution.contract import examples
 from attribution.models import Order
-from attribution.orders import confirm_order
+from attribution.orders.confirmation import confirm_order
 
 
 def keep_examples_true(brand, *, now) -> None:

@@ -30,9 +30,10 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from attribution import deliveries, spool
+from attribution import deliveries
 from attribution.api import throttles
 from attribution.deliveries import Action, Delivery, PlatformOrder
+from attribution.durability import spool
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp

@@ -23,9 +23,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from attribution import orders
 from attribution.models import BookRow, Commission, CommissionStateChange, Order, Reconciliation
 from attribution.money import commission_amount, order_total
+from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Outcome, Result, say
 from config.lib.statements import Row
 from health.log.models import Endpoint, OutcomeEvent
@@ -165,7 +165,7 @@ class _Batch:
             return
         lookups = BookLookups(self.run.brand_id, rows)
         for row in rows:
-            result = orders.confirm_order(
+            result = confirm_order(
                 payload=order_payload(row, host=lookups.host_for(row, self.host)),
                 received_at=self.at,
                 receipt=self._receipt(row),

@@ -19,9 +19,9 @@ from django.db.models import CharField, Count, F, Max, Min, OuterRef, Q, Subquer
 from django.db.models.functions import Cast, Concat, Lower, TruncDate
 from django.utils import timezone
 
-from attribution import orders
 from attribution.models import BookRow, Click, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
+from attribution.orders.confirmation import Lookups, would_earn
 from attribution.outcomes import Outcome
 from brands.models import Brand, DiscountCode
 from config.lib.statements import BulkInsert
@@ -35,7 +35,7 @@ BATCH = 1000
 LIVE = (Commission.State.PENDING, Commission.State.LOCKED, Commission.State.PAID)
 
 
-class BookLookups(orders.Lookups):
+class BookLookups(Lookups):
     """The decision's reads for a batch of book orders, made once for the batch. A book names no shopper."""
 
     def __init__(self, brand_id: int, book_orders: list):
@@ -367,7 +367,7 @@ class _Judge:
             return
         at = row.ordered_at or self.now
         payload = order_payload(row, host=lookups.host_for(row, self.host))
-        estimate = orders.would_earn(payload, at=at, lookups=lookups)
+        estimate = would_earn(payload, at=at, lookups=lookups)
         if estimate is None:
             row.detail = f"{said} No estimate: the brand's property no longer resolves to it."
         elif estimate.outcome == Outcome.CLICK_NOT_FOUND:

@@ -3,8 +3,8 @@ answer with its fields, as attribution.reconciliation.summary writes them (docs/
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from attribution import examples
 from attribution.api.schema import _KEYED, _answer
+from attribution.contract import examples
 from attribution.models import BookRow, Reconciliation
 from attribution.outcomes import Outcome
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncHour
 
-from attribution import spool
+from attribution.durability import spool
 from attribution.models import Reconciliation
 from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import (

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
-from attribution import spool
+from attribution.durability import spool
 from config.db.router import primary
 from config.lib.jsontext import indented, is_json
 from health.log.models import Endpoint

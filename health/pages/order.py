@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from attribution.trace import readable
+from attribution.orders.trace import readable
 from health.log.models import CHANGE_ENDPOINT, Endpoint
 from health.pages import order_queries
 from health.pages.access import brand_page

@@ -14,7 +14,7 @@ from attribution.models import (
     Order,
     Statement,
 )
-from attribution.orders import decide_again
+from attribution.orders.confirmation import decide_again
 from brands.models import Brand
 from health.log.models import Endpoint, OutcomeEvent
 from health.pages.queries import LIST_FIELDS

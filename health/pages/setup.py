@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from attribution.models import CreatorLink
-from attribution.orders import confirm_order
+from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Result
 from brands.forms import PlatformConnectionForm
 from brands.hosts import normalize_host

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from attribution import examples
+from attribution.contract import examples
 from attribution.management.demo_examples import keep_examples_true
 from attribution.models import Click, CreatorLink
 from brands.hosts import hash_email, registrable_domain

@@ -18,10 +18,12 @@ from brands.models import DeveloperKey
 from health.log.models import Endpoint
 from health.log.recording import EventRecord, record_resolution
 
-from . import changes, deliveries, orders, spool
-from .models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay
-from .outcomes import Outcome, Result, say
-from .parsing import FieldError, loads_strict, parse_bool, parse_order_id
+from .. import changes, deliveries
+from ..models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay
+from ..orders.confirmation import confirm_order
+from ..outcomes import Outcome, Result, say
+from ..parsing import FieldError, loads_strict, parse_bool, parse_order_id
+from . import spool
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +128,7 @@ def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, bo
     except (ValueError, RecursionError):
         return Result(Outcome.INVALID_PARAMS, say("body.replayed_unreadable")), None, False
     if entry.endpoint == Endpoint.ORDER_CONFIRMATION:
-        result = orders.confirm_order(payload=payload, received_at=entry.received_at)
+        result = confirm_order(payload=payload, received_at=entry.received_at)
         return _stored_at_arrival(entry, result), None, True
     key = _key_at_arrival(entry)
     if key is None:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from rest_framework import serializers
 
-from attribution import examples, parsing
-from attribution.field_schemas import (
+from attribution import parsing
+from attribution.contract import examples
+from attribution.contract.field_schemas import (
     CURRENCY_PATTERN,
     FLAG_PATTERN,
     SPACE,

@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from attribution.billing import lock_due_commissions, month_of, pay_statement
+from attribution.billing.statements import summarize
+from attribution.billing.writers import lock_due_commissions, month_of, pay_statement
 from attribution.models import Adjustment, AmountChange, Commission, Statement
-from attribution.selectors import summarize
 from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.billed import DEC_02, NOV_03, NOV_12, OCT_10, cancel, fresh, pending, update

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from brands.privacy import keep_body
 
-from .models import DeadLetter, SpoolBacklog
+from ..models import DeadLetter, SpoolBacklog
 
 EVENT = "event"  # the request was not processed: replay runs it through its service
 RECORD = "record"  # the request was processed but its outcome log row was not written

@@ -3,8 +3,8 @@ and lands on its brand's statement of that month; paying the statement pays its 
 an update after payment becomes an adjustment carried to the next open statement. Test commissions never
 reach any of it (the database holds that too: commission_test_never_billed).
 
-Every state move goes through Commission.move_to. Statement figures are read (attribution.selectors) from
-their commissions and adjustments, never stored twice.
+Every state move goes through Commission.move_to. Statement figures are read (billing.statements) from their
+commissions and adjustments, never stored twice.
 """
 
 from dataclasses import dataclass, field
@@ -16,7 +16,7 @@ from django.db.models import Q, QuerySet
 
 from brands.models import Brand
 
-from .models import Adjustment, Commission, CommissionStateChange, Statement
+from ..models import Adjustment, Commission, CommissionStateChange, Statement
 
 LOCK_BATCH_SIZE = 500
 State = Commission.State

@@ -19,8 +19,8 @@ from config.lib.statements import Columns, InsertStatement
 from health.log.models import OutcomeEvent
 from health.log.recording import EventRecord, record, row_values
 
-from .models import Commission, Order, PlatformDelivery
-from .outcomes import Result
+from ..models import Commission, Order, PlatformDelivery
+from ..outcomes import Result
 
 
 @dataclass

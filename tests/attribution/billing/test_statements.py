@@ -14,10 +14,10 @@ from django.db.models import RestrictedError
 from django.urls import reverse
 from django.utils import timezone
 
-from attribution import billing, selectors
-from attribution.billing import lock_due_commissions, pay_statement
+from attribution.billing.export import csv_lines
+from attribution.billing.statements import statements_of, summarize, totals_of
+from attribution.billing.writers import lock_due_commissions, month_of, pay_statement
 from attribution.models import Adjustment, Commission, Statement
-from attribution.selectors import summarize, totals_of
 from tests import factories
 from tests.attribution.billed import DEC_02, NOV_03, NOV_12, OCT_10, OCT_20, cancel, fresh, pending, update
 from tests.attribution.keyed import caller_of
@@ -146,7 +146,7 @@ def test_a_cancel_before_payment_drops_a_commission_and_an_update_changes_its_li
 
 
 def test_the_list_totals_match_each_statements_own_summary(brand, october):
-    statements = selectors.statements_of(brand)
+    statements = statements_of(brand)
 
     totals = totals_of(statements)
 
@@ -251,7 +251,7 @@ def test_a_paid_statements_figures_never_move(brand, october):
 
 
 def rows_of(statement) -> list[dict]:
-    text = "".join(selectors.csv_lines(statement))
+    text = "".join(csv_lines(statement))
     assert text.startswith("\ufeff"), "the byte order mark Excel needs to read UTF-8"
     return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
 
@@ -304,13 +304,13 @@ CHANGELIST = reverse("admin:attribution_statement_changelist")
 
 
 def last_month() -> date:
-    return billing.month_of(timezone.now()).replace(day=1) - timedelta(days=1)
+    return month_of(timezone.now()).replace(day=1) - timedelta(days=1)
 
 
 @pytest.fixture
 def past_statement(brand, creators):
     """A statement of last month (by the real clock: the admin action pays at the time it runs)."""
-    month_start = billing.month_of(timezone.now().replace(day=1) - timedelta(days=1))
+    month_start = month_of(timezone.now().replace(day=1) - timedelta(days=1))
     locks_at = timezone.now().replace(day=1) - timedelta(days=2)
     made = [
         pending(brand, "A-1", creator=creators["Ana"], amount="10.00", closes_at=locks_at),
@@ -428,7 +428,7 @@ def test_the_mark_paid_action_pays_the_selected_statement(client, manager, past_
 
 
 def test_the_action_refuses_a_month_that_is_not_over(client, manager, brand):
-    current = Statement.objects.create(brand=brand, month=billing.month_of(timezone.now()))
+    current = Statement.objects.create(brand=brand, month=month_of(timezone.now()))
     client.force_login(manager)
 
     response = client.post(CHANGELIST, {"action": "mark_paid", "_selected_action": [current.pk]}, follow=True)

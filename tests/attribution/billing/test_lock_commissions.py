@@ -12,9 +12,9 @@ from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
-from attribution.billing import lock_due_commissions
+from attribution.billing.statements import summarize
+from attribution.billing.writers import lock_due_commissions
 from attribution.models import Commission, Statement
-from attribution.selectors import summarize
 from tests import factories
 from tests.attribution.concurrently import run_together
 from tests.attribution.keyed import CANCEL, caller_of, order_url

@@ -24,10 +24,10 @@ from django.db import connection, transaction
 from config.lib.statements import InsertStatement
 from health.log.recording import Receipt, record
 
+from ..models import Commission, Order
+from ..outcomes import Outcome, Result, say
 from . import store
 from . import trace as why
-from .models import Commission, Order
-from .outcomes import Outcome, Result, say
 from .store import OrderRows
 
 

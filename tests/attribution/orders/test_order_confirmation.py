@@ -13,7 +13,6 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from attribution import orders
 from attribution.models import Click, Commission, Order
 from brands.hosts import hash_email
 from brands.resolution import resolve_host
@@ -1292,7 +1291,7 @@ def test_an_unexpected_error_answers_json_handler_error_never_an_html_500(
     def crash(**kwargs):
         raise RuntimeError("bug in the decision code")
 
-    monkeypatch.setattr(orders, "_judge", crash)
+    monkeypatch.setattr("attribution.orders.confirmation._judge", crash)
 
     response = confirm(order())
 

@@ -18,13 +18,13 @@ from brands.resolution import BrandInfo, Resolution, resolve_host
 from config.lib.statements import SelectStatement
 from health.log.recording import Receipt
 
+from ..contract.serializers import OrderConfirmationSerializer
+from ..models import Attribution, Click, Order
+from ..money import commission_amount
+from ..outcomes import Outcome, Result, say
+from ..parsing import loads_strict
 from . import joins, store
 from . import trace as why
-from .models import Attribution, Click, Order
-from .money import commission_amount
-from .outcomes import Outcome, Result, say
-from .parsing import loads_strict
-from .serializers import OrderConfirmationSerializer
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from attribution import store
 from attribution.models import Commission, Order
+from attribution.orders import store
 from health.log.models import OutcomeEvent
 from tests.factories import ClickFactory
 

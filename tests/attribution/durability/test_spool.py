@@ -8,9 +8,9 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from attribution import spool
+from attribution.durability import spool
+from attribution.durability.replay import REPLAYED, replay_all
 from attribution.models import Commission, Order, SpoolReplay
-from attribution.replay import REPLAYED, replay_all
 from brands.hosts import hash_email
 from health.log.models import OutcomeEvent
 from tests.factories import ClickFactory, CommissionFactory, OrderFactory, issue_key
@@ -38,7 +38,7 @@ def _refuse(*args, **kwargs):
 
 
 def _break_order_inserts(monkeypatch):
-    monkeypatch.setattr("attribution.store.write_order", _refuse)
+    monkeypatch.setattr("attribution.orders.store.write_order", _refuse)
 
 
 def test_an_order_the_database_refuses_is_answered_insert_failed_and_spooled(api, prop, monkeypatch):
@@ -155,7 +155,7 @@ def test_a_handler_error_is_spooled_and_answered_200_json(api, prop, monkeypatch
     def explode(**kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr("attribution.orders._judge", explode)
+    monkeypatch.setattr("attribution.orders.confirmation._judge", explode)
 
     response = api.post(ORDER_PATH, _order(prop))
 
@@ -173,7 +173,7 @@ def test_an_order_whose_outcome_row_the_database_refuses_is_not_stored_half_and_
         def refuse(*args, **kwargs):
             raise OperationalError("log table unavailable")
 
-        patch.setattr("attribution.store.write_order", refuse)
+        patch.setattr("attribution.orders.store.write_order", refuse)
         patch.setattr("health.log.recording._insert_event", refuse)
         response = api.post(ORDER_PATH, _order(prop))
     # The order and its outcome row are written together, or neither: the event waits in the spool.

@@ -18,17 +18,17 @@ from django.utils import timezone
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from attribution import examples
-from attribution.field_schemas import SPACE
-from attribution.management.commands.seed_demo import build
-from attribution.models import Order
-from attribution.parsing import FieldError, loads_strict
-from attribution.serializers import (
+from attribution.contract import examples
+from attribution.contract.field_schemas import SPACE
+from attribution.contract.serializers import (
     AmountUpdateSerializer,
     CancellationSerializer,
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
+from attribution.management.commands.seed_demo import build
+from attribution.models import Order
+from attribution.parsing import FieldError, loads_strict
 from tests.attribution.keyed import CANCEL, UPDATE
 
 SERIALIZERS = [

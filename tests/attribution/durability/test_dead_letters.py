@@ -9,9 +9,9 @@ from django.db import DataError, OperationalError
 from django.urls import reverse
 from django.utils import timezone
 
-from attribution import spool
+from attribution.durability import spool
+from attribution.durability.replay import MAX_ATTEMPTS, replay_all
 from attribution.models import DeadLetter, Order, SpoolBacklog, SpoolReplay
-from attribution.replay import MAX_ATTEMPTS, replay_all
 from health.log.models import OutcomeEvent
 from tests import factories
 
@@ -35,7 +35,7 @@ def _order(prop, **fields):
 def spooled(api, prop, monkeypatch):
     """One order spooled because its insert failed."""
     with monkeypatch.context() as patch:
-        patch.setattr("attribution.store.write_order", _refuse("server closed the connection unexpectedly"))
+        patch.setattr("attribution.orders.store.write_order", _refuse("server closed the connection unexpectedly"))
         assert api.post(ORDER_PATH, _order(prop)).json()["outcome"] == "insert_failed"
     [entry] = spool.pending()
     return entry
@@ -59,7 +59,7 @@ def alice(brand):
 
 
 def test_an_event_that_keeps_failing_while_the_database_answers_becomes_a_dead_letter(spooled, monkeypatch):
-    monkeypatch.setattr("attribution.store.write_order", _refuse("value out of range"))
+    monkeypatch.setattr("attribution.orders.store.write_order", _refuse("value out of range"))
 
     runs = [replay_all() for _ in range(MAX_ATTEMPTS)]
 
@@ -79,7 +79,7 @@ def test_an_event_that_keeps_failing_while_the_database_answers_becomes_a_dead_l
 
 
 def test_a_value_the_database_refuses_as_such_is_a_dead_letter_at_once(spooled, monkeypatch):
-    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
 
     summary = replay_all()
 
@@ -89,8 +89,8 @@ def test_a_value_the_database_refuses_as_such_is_a_dead_letter_at_once(spooled, 
 
 
 def test_an_event_stays_in_the_spool_while_the_database_is_away(spooled, monkeypatch):
-    monkeypatch.setattr("attribution.store.write_order", _refuse("connection refused"))
-    monkeypatch.setattr("attribution.replay._database_answers", lambda: False)
+    monkeypatch.setattr("attribution.orders.store.write_order", _refuse("connection refused"))
+    monkeypatch.setattr("attribution.durability.replay._database_answers", lambda: False)
 
     for _ in range(MAX_ATTEMPTS + 1):
         assert replay_all().still_failing == 1
@@ -117,8 +117,8 @@ def test_a_spool_file_from_before_the_amount_fix_now_replays_as_the_rejection_it
 def test_the_overview_counts_what_the_last_replay_run_left_without_reading_the_spool(
     client, alice, spooled, monkeypatch
 ):
-    monkeypatch.setattr("attribution.store.write_order", _refuse("connection refused"))
-    monkeypatch.setattr("attribution.replay._database_answers", lambda: False)
+    monkeypatch.setattr("attribution.orders.store.write_order", _refuse("connection refused"))
+    monkeypatch.setattr("attribution.durability.replay._database_answers", lambda: False)
     replay_all()
     backlog = SpoolBacklog.objects.get()
     assert (backlog.waiting, backlog.by_brand[str(spooled.brand_id)][0]) == (1, 1)
@@ -126,7 +126,7 @@ def test_the_overview_counts_what_the_last_replay_run_left_without_reading_the_s
     def no_disk(*args, **kwargs):
         raise AssertionError("a page read the spool directory")
 
-    monkeypatch.setattr("attribution.spool._spooled_files", no_disk)
+    monkeypatch.setattr("attribution.durability.spool._spooled_files", no_disk)
     client.force_login(alice)
     page = client.get(reverse("health:overview")).content.decode()
 
@@ -142,9 +142,9 @@ def test_brand_users_and_anonymous_do_not_reach_the_dead_letters(client, alice):
 
 def test_the_admin_shows_a_dead_letter_with_its_reason_and_no_address(client, staff, api, prop, monkeypatch):
     with monkeypatch.context() as patch:
-        patch.setattr("attribution.store.write_order", _refuse("down"))
+        patch.setattr("attribution.orders.store.write_order", _refuse("down"))
         api.post(ORDER_PATH, _order(prop, customer_email="ana@example.com"))
-    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()
     letter = DeadLetter.objects.get()
     client.force_login(staff)
@@ -159,7 +159,7 @@ def test_the_admin_shows_a_dead_letter_with_its_reason_and_no_address(client, st
 
 def test_retry_processes_a_dead_letter_once_its_cause_is_gone(client, staff, spooled, monkeypatch):
     with monkeypatch.context() as patch:
-        patch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
+        patch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
         replay_all()
     letter = DeadLetter.objects.get()
     client.force_login(staff)
@@ -176,10 +176,10 @@ def test_retry_processes_a_dead_letter_once_its_cause_is_gone(client, staff, spo
 def test_a_retry_that_fails_again_keeps_the_dead_letter_with_the_new_reason(
     client, staff, spooled, monkeypatch
 ):
-    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()
     letter = DeadLetter.objects.get()
-    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("still broken", DataError))
+    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("still broken", DataError))
     client.force_login(staff)
 
     client.post(CHANGELIST, {"action": "retry", "_selected_action": [letter.pk]})
@@ -190,7 +190,7 @@ def test_a_retry_that_fails_again_keeps_the_dead_letter_with_the_new_reason(
 
 
 def test_dropping_a_dead_letter_deletes_it_for_good(client, staff, spooled, monkeypatch):
-    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()
     letter = DeadLetter.objects.get()
     client.force_login(staff)
