@@ -26,7 +26,8 @@ from .contract.serializers import OrderConfirmationSerializer
 from .models import Commission, Order, PlatformDelivery
 from .money import order_total
 from .orders import joins
-from .orders.confirmation import Lookups, confirm_order
+from .orders.confirmation import confirm_order
+from .orders.signals import Lookups
 from .outcomes import Outcome, Result, say
 from .parsing import FieldError, is_click_id, parse_amount, parse_currency, parse_order_id
 
@@ -214,7 +215,7 @@ def _act(delivery: Delivery, *, received_at: datetime, receipt: Receipt | None) 
 # --- recording an order -------------------------------------------------------------------------------
 
 
-# The known shopper with its creator's name, as the decision reads it (attribution.orders.confirmation.Lookups.shopper):
+# The known shopper with its creator's name, as the decision reads it (attribution.orders.signals.Lookups.shopper):
 # written out, since a platform's order always names the shopper.
 _shopper = SelectStatement(
     KnownShopper,

@@ -182,6 +182,14 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def shown_order_id(value) -> str:
+    """The order id a request names, as its answer and outcome record show it even when the field rules
+    refuse it: a string or an integer, trimmed and cut to the column's 255 characters; "" for anything else."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value).strip()[:MAX_ORDER_ID_LENGTH]
+    return ""
+
+
 def parse_order_id(value) -> str:
     """A string (trimmed, 1-255 characters) or an integer, stored as its decimal string."""
     if isinstance(value, bool) or value is None:

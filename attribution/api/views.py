@@ -20,7 +20,8 @@ from attribution.api import schema, throttles
 from attribution.api.access import AlwaysJSON, KeyRequired
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import spool
-from attribution.orders.confirmation import brand_id_of_order_event, confirm_order
+from attribution.orders.confirmation import confirm_order
+from attribution.orders.hosts import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.parsing import (
     EMPTY_BODY,

@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from attribution.models import BookRow, Click, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
-from attribution.orders.confirmation import Lookups, would_earn
+from attribution.orders.signals import Lookups
+from attribution.orders.whatif import would_earn
 from attribution.outcomes import Outcome
 from brands.models import Brand, DiscountCode
 from config.lib.statements import BulkInsert

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Order
-from attribution.orders.confirmation import decide_again
+from attribution.orders.whatif import decide_again
 from brands.hosts import hash_email
 from tests.attribution.keyed import caller_of
 from tests.factories import (
