@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from attribution import parsing
+from attribution import currencies, parsing
 
 # The characters str.strip() removes: the rules trim every string they read.
 SPACE = r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
@@ -75,7 +75,7 @@ def _case_blind_codes(codes: list[str]) -> str:
     )
 
 
-CURRENCY_PATTERN = trimmed(_case_blind_codes(parsing.currency_codes()))
+CURRENCY_PATTERN = trimmed(_case_blind_codes(currencies.currency_codes()))
 FLAG_PATTERN = trimmed(f"{_case_blind('true')}|{_case_blind('false')}")
 
 
