@@ -184,8 +184,9 @@ def _short(exc: Exception) -> str:
 
 
 def shown_order_id(value) -> str:
-    """The order id a request names, as its answer and outcome record show it even when the field rules
-    refuse it: a string or an integer, trimmed and cut to the column's 255 characters; "" for anything else."""
+    """The order id a request names, as its answer and outcome record show it even when the field
+    rules refuse it: a string or an integer, trimmed and cut to the column's 255 characters; "" for
+    anything else."""
     if isinstance(value, str | int) and not isinstance(value, bool):
         return str(value).strip()[:MAX_ORDER_ID_LENGTH]
     return ""

@@ -101,7 +101,7 @@ class OrderAdmin(ReadOnlyAdmin):
 
 
 def trace_html(trace: list[dict]):
-    """An order's decision trace (attribution.trace) as a numbered list, the step that credited a creator in bold."""
+    """An order's decision trace (attribution.orders.trace) as a numbered list, the step that credited a creator in bold."""
     if not trace:
         return "No signal consulted: no click id, code or shopper email came with the order."
     steps = readable(trace)

@@ -1,6 +1,6 @@
 """OpenAPI description of the API (served at /api/schema/, browsable at /api/docs/).
 
-The request bodies and parameters come from attribution.serializers, whose fields validate them; this
+The request bodies and parameters come from attribution.contract.serializers, whose fields validate them; this
 module adds what a serializer cannot say: the answers of each endpoint (for each HTTP status, exactly
 the outcome codes it can carry), the examples, and the tags.
 """
@@ -35,7 +35,7 @@ class DeveloperKeyScheme(OpenApiAuthenticationExtension):
 
 
 class FieldRuleSchema(OpenApiSerializerFieldExtension):
-    """A field of attribution.serializers documents exactly what its rule accepts."""
+    """A field of attribution.contract.serializers documents exactly what its rule accepts."""
 
     target_class = "attribution.contract.serializers.RuleField"
     match_subclasses = True
@@ -101,7 +101,7 @@ _WWW_AUTHENTICATE = OpenApiParameter(
 
 
 def _example(outcome: Outcome, what: str, value, *, name: str = "") -> OpenApiExample:
-    """A request example whose summary names the outcome it gets (tests/attribution/api/test_request_schema.py
+    """A request example whose summary names the outcome it gets (tests/attribution/contract/test_request_schema.py
     sends each one); `name` tells apart two examples of one outcome."""
     return OpenApiExample(name or str(outcome), summary=f"{outcome}: {what}", value=value, request_only=True)
 

@@ -177,7 +177,7 @@ class EventView(APIView):
 
     def _record(self, request, result: Result) -> None:
         """Write the outcome log row, unless the service wrote it with its own rows; spool what the database
-        could not take (attribution.spool)."""
+        could not take (attribution.durability.spool)."""
         key = getattr(request, "event_key", None)
         if result.brand_id is None and key is not None:
             result.brand_id = key.brand_id

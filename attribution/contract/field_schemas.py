@@ -1,5 +1,5 @@
 r"""What each field rule of attribution.parsing accepts, spelled as JSON Schema (OpenAPI 3.0) for the
-fields of attribution.serializers: patterns for strings, bounds for numbers.
+fields of attribution.contract.serializers: patterns for strings, bounds for numbers.
 
 Whitespace, digits and letters are spelled out rather than written \s, \d or with flags, whose
 meaning differs between Python, the ECMAScript dialect of OpenAPI and the validators of clients;

@@ -1,7 +1,7 @@
 """The request of each endpoint as a DRF serializer: one definition that validates it and documents it.
 
 Each field holds one field rule of attribution.parsing (its `parse`) and the JSON Schema of exactly what
-that rule accepts (its `openapi_schema`, built from attribution.field_schemas and served at /api/schema/
+that rule accepts (its `openapi_schema`, built from attribution.contract.field_schemas and served at /api/schema/
 through attribution.api.schema). A serializer
 declares its fields in the decision order (docs/decisions.md, "Decision order of an order confirmation";
 docs/api.md for cancel and update): `check` runs their rules in that order and stops at the first

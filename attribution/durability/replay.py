@@ -1,4 +1,4 @@
-"""Replay of the durable spool (attribution.spool): each spooled event is processed exactly once, as at
+"""Replay of the durable spool (attribution.durability.spool): each spooled event is processed exactly once, as at
 its original receipt time, and its real outcome recorded.
 
 A failure is either passing or permanent. The database away (a connection error, or no answer to a

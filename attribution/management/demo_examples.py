@@ -1,4 +1,4 @@
-"""The orders behind the OpenAPI examples (attribution.examples), kept true by seed_demo on every run:
+"""The orders behind the OpenAPI examples (attribution.contract.examples), kept true by seed_demo on every run:
 the keyed examples' orders exist, attributed by the demo code with a commission that is not billed, and
 the order ids the order confirmation examples send are free. An example order whose commission is
 already on a statement (locked or paid) is left alone: billing history is never deleted."""

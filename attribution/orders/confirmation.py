@@ -37,7 +37,7 @@ def confirm_order(
 ) -> Result:
     """Judge one order confirmation in the decision order (docs/decisions.md) and store the order it
     decides on, with the request's outcome row when the API hands its `receipt` (one statement on
-    PostgreSQL, attribution.store). Spool replay and the setup page record their own rows.
+    PostgreSQL, attribution.orders.store). Spool replay and the setup page record their own rows.
 
     A reconciliation creates a missing order with `judged_at`, when the book says it was placed: the
     attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once.
@@ -54,8 +54,8 @@ def confirm_order(
     if rows is None:
         return result
     if via is not None or result.outcome == Outcome.SHOPIFY_HANDOFF:
-        # One order, two paths: the platform's webhook and the order confirmation (attribution.joins), which
-        # keeps the click id sent for the other path.
+        # One order, two paths: the platform's webhook and the order confirmation (joins), which keeps the
+        # click id sent for the other path.
         rows.order["click_sent"] = (
             OrderConfirmationSerializer.rules["clickId"].parse(payload.get("clickId")) or ""
         )
@@ -163,7 +163,7 @@ def parse_confirmation(payload: dict, result: Result) -> Fields | None:
 
 
 def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> joins.Rejudge:
-    """How attribution.joins decides a joined order again: steps 10-13 with the signals of both paths, the
+    """How joins decides a joined order again: steps 10-13 with the signals of both paths, the
     shopper as this arrival names them; a click id that matches no click is left out (noted in the trace)."""
     order = rows.order
     email_hash = OrderConfirmationSerializer.rules["customer_email"].parse(payload.get("customer_email"))

@@ -60,7 +60,8 @@ def decide(
 ) -> Decision:
     """Steps 8-13 of the decision order: reads only; the order is stored afterwards. Each signal consulted
     adds its step to the trace (attribution.orders.trace), which is stored with the order. The click window
-    is judged at `received_at`. A platform's order (`via_platform`) is the one the hand-off step hands off to."""
+    is judged at `received_at`. A platform's order (`via_platform`) is the one the hand-off step hands off
+    to."""
     lookups = lookups or _DATABASE
     if resolution.is_unregistered_property:
         return Decision(Outcome.UNREGISTERED_PROPERTY, detail=resolution.host or "")

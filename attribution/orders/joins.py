@@ -11,8 +11,8 @@ snippet), in either order or at once. Whichever arrives first stores the order; 
   second insert waits for the first and is refused), the joining arrival takes the order's row lock, and
   the commission is created only while the order has none, under that lock.
 
-The decision itself is attribution.orders': it hands `write_order` a `rejudge` that decides the joined
-order again with the signals of both paths.
+The decision itself is attribution.orders.decision's: confirm_order hands `write_order` a `rejudge` that
+decides the joined order again with the signals of both paths.
 """
 
 from collections.abc import Callable
@@ -52,7 +52,7 @@ class Judged:
 
     outcome: Outcome
     text: str
-    order: dict  # Order values by attribute name (attribution.orders._rows)
+    order: dict  # Order values by attribute name (attribution.orders.decision.rows_to_store)
     commission: dict | None
 
 
@@ -182,7 +182,7 @@ def _join(rows: OrderRows, result: Result, *, via_platform: bool, platform: str,
 
 # What a platform's order that joins an order confirmation brings as the order's own.
 _PLATFORMS_OWN = ("amount", "currency", "property_id", "page_host", "platform_changed_at")
-# What a joined order takes from its new decision (attribution.orders._rows' keys).
+# What a joined order takes from its new decision (attribution.orders.decision.rows_to_store's keys).
 _DECIDED = (
     "outcome",
     "attribution",

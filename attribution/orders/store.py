@@ -60,7 +60,7 @@ def duplicate_event(rows: OrderRows, event: EventRecord) -> EventRecord:
 # The commission's columns that repeat its order's are read from the order's inserted row, not sent twice.
 # That keeps the statement within psycopg's cache of parsed statements (at most 50 parameters and 4 KiB,
 # psycopg._queries.MAX_CACHED_STATEMENT_*): beyond it psycopg parses the statement again on every execute,
-# about 1.1M instructions per tracked order (tests/attribution/test_statements.py holds the limit).
+# about 1.1M instructions per tracked order (tests/attribution/test_statement_cache.py holds the limit).
 _FROM_ORDER = {
     "order_id": "new_order.id",
     "brand_id": "new_order.brand_id",
@@ -87,7 +87,7 @@ def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool, claim: b
     """The order, its commission when `tracked`, and the outcome row when `recorded`, in one statement: the
     new order's id, or no row when its unique key was taken. `answer_duplicate`: the outcome row is written
     either way, with the duplicate's answer (d_ parameters) when the key was taken; otherwise only with the
-    new order (attribution.joins then decides the answer of a second arrival). `claim`: the platform
+    new order (attribution.orders.joins then decides the answer of a second arrival). `claim`: the platform
     delivery's id is taken with the new order (p_ parameters), and only with it."""
     key = (tracked, recorded, answer_duplicate, claim)
     if key not in _statements:

@@ -1,10 +1,11 @@
 """The trace of an order confirmation's decision: every signal the decision consulted, in the order it
 consulted them, each with its result and a sentence of facts (docs/decisions.md, "The decision's trace").
 
-It is written by attribution.orders while the decision is taken and stored with the order, so support
-reads the decision as it was, not one rebuilt after codes, clicks and creators changed. A signal that was
-not sent is not listed (a direct order has an empty trace). The details name only what the outcome log
-already keeps (click ids, codes as sent, hosts) and creators' names; never an email or its hash.
+It is written by attribution.orders.decision while the decision is taken and stored with the order, so
+support reads the decision as it was, not one rebuilt after codes, clicks and creators changed. A signal
+that was not sent is not listed (a direct order has an empty trace). The details name only what the
+outcome log already keeps (click ids, codes as sent, hosts) and creators' names; never an email or its
+hash.
 """
 
 from datetime import timedelta
@@ -16,7 +17,7 @@ class Signal(StrEnum):
     CODE = "code"
     SHOPPER = "shopper"
     # Not a signal the decision weighs: where the signals came from when one order arrived by two paths
-    # (the storefront platform's webhook and the order confirmation; attribution.joins).
+    # (the storefront platform's webhook and the order confirmation; attribution.orders.joins).
     JOIN = "join"
 
 

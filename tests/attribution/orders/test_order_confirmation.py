@@ -1314,7 +1314,7 @@ def test_a_throttled_event_is_recorded_for_the_brand_of_the_page(confirm, prop, 
 # --- cost of the hot path -----------------------------------------------------------------------------------
 
 # Brand resolution is cached after the first event, so no statement reads a brand. On PostgreSQL the
-# order, its commission and the outcome row are one statement (attribution.store); elsewhere one INSERT
+# order, its commission and the outcome row are one statement (attribution.orders.store); elsewhere one INSERT
 # each, in one transaction (Django logs its BEGIN and COMMIT as queries; they are left out below).
 TRANSACTION = 2
 # The throttle's count (one UPSERT in the database; none with REDIS_URL, where it is a cache INCR).
