@@ -23,9 +23,10 @@ from attribution import orders
 from attribution.models import BookRow, Click, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
 from attribution.outcomes import Outcome
+from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand, DiscountCode
 from config.lib.statements import BulkInsert
-from health.log.models import Endpoint, OutcomeEvent
+from health.log.models import OutcomeEvent
 
 from . import formats
 from .formats import Book, BookError, BookOrder, open_book

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from attribution import outcomes
 from attribution.outcomes import Outcome, OutcomeInfo
-from health.log.models import EVENT_ENDPOINTS, ORDER_ENDPOINTS, Endpoint, counts_as_order
+from attribution.outcomes.endpoints import EVENT_ENDPOINTS, ORDER_ENDPOINTS, Endpoint, counts_as_order
+from attribution.outcomes.endpoints import choices as endpoint_choices
 from health.pages.queries import CountRow, Period
 
 # Outcome groups, in the order they are stacked in the chart (bottom first). "Tracked" is tracked orders
@@ -68,7 +69,7 @@ class OutcomeLine:
     group: str
     by_endpoint: dict[str, int] = field(default_factory=dict)
     # (endpoint, label) of the table's columns: the overview's endpoint lines (build_overview sets them).
-    columns: list[tuple[str, str]] = field(default_factory=lambda: list(Endpoint.choices))
+    columns: list[tuple[str, str]] = field(default_factory=endpoint_choices)
 
     @property
     def total(self) -> int:
@@ -162,7 +163,7 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
     """`zone`: the time zone hour labels are shown in (default: the current one)."""
     is_test = namespace == "test"
     lines: dict[tuple, OutcomeLine] = {}
-    endpoints = {value: EndpointLine(value, label) for value, label in Endpoint.choices}
+    endpoints = {value: EndpointLine(value, label) for value, label in endpoint_choices()}
     per_bucket: dict[object, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     other_total = accepted = orders_total = orders_tracked = warned = 0
     for row in rows:
