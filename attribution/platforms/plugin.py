@@ -20,7 +20,7 @@ class Read:
 
 
 @dataclass(frozen=True)
-class TestRequest:
+class SetupRequest:
     """The signed request the setup page's shell snippet sends to test a connection (health.pages.setup).
 
     `body` goes between single quotes in the shell, so '"$RUN"' puts the run's number in it; `headers` are
@@ -80,6 +80,6 @@ class Platform:
         here). `document` is any JSON value: a body that is not an order is a refusal."""
         raise NotImplementedError
 
-    def test_request(self, connection: PlatformConnection) -> TestRequest:
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
         """A test order for the setup page to send to `connection`, which records nothing that counts."""
         raise NotImplementedError

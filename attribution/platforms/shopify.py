@@ -17,7 +17,7 @@ from brands.models import PlatformConnection
 from brands.privacy import hashed
 
 from .notices import Action, PlatformOrder
-from .plugin import Platform, Read, TestRequest
+from .plugin import Platform, Read, SetupRequest
 from .reading import amount_of, as_list, body_digest, email_kept, flag, moment
 
 TOPICS = {
@@ -90,9 +90,9 @@ class Shopify(Platform):
             return Read(TOPICS[topic], refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
         return Read(TOPICS[topic], read_order(document, connection))
 
-    def test_request(self, connection: PlatformConnection) -> TestRequest:
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
         """A `test: true` order (counted apart, never billed)."""
-        return TestRequest(
+        return SetupRequest(
             body=(
                 """{"id":'"$RUN"',"name":"#T'"$RUN"'","currency":"USD","subtotal_price":"10.00","""
                 """"total_price":"10.00","test":true,"email":null,"discount_codes":[],"note_attributes":[]}"""

@@ -11,7 +11,7 @@ class Base64HmacSha256:
     """The base64 of the HMAC-SHA256 of the raw body under the connection's secret (Shopify, WooCommerce)."""
 
     name = "HMAC-SHA256"
-    # Signs $BODY with $SECRET in a shell (attribution.platforms.plugin.TestRequest).
+    # Signs $BODY with $SECRET in a shell (attribution.platforms.plugin.SetupRequest).
     shell = 'printf \'%s\' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64'
 
     def sign(self, body: bytes, secret: str) -> str:

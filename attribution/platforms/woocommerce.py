@@ -21,7 +21,7 @@ from brands.models import PlatformConnection
 from brands.privacy import hashed
 
 from .notices import Action, PlatformOrder
-from .plugin import Platform, Read, TestRequest
+from .plugin import Platform, Read, SetupRequest
 from .reading import as_list, body_digest, email_kept, moment
 
 META_KEYS = frozenset({CLICK_ID_NAME, f"_{CLICK_ID_NAME}"})  # where a store's checkout keeps the click cookie
@@ -113,9 +113,9 @@ class WooCommerce(Platform):
             note=say("platform.ignored_status", order_id=order.order_id, status=status or "without a status"),
         )
 
-    def test_request(self, connection: PlatformConnection) -> TestRequest:
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
         """WooCommerce has no test flag: a pending order, which proves the signature and records nothing."""
-        return TestRequest(
+        return SetupRequest(
             body=(
                 """{"id":'"$RUN"',"number":"'"$RUN"'","status":"pending","currency":"USD","total":"10.00","""
                 """"shipping_total":"0.00","total_tax":"0.00","coupon_lines":[],"meta_data":[]}"""
