@@ -71,7 +71,7 @@ TEXTS: dict[str, str] = {
     "change.updated_after_payment_unchanged": " It was already paid; the amount is unchanged, so nothing is billed.",
     "change.cancel_failed": "Event received; cancelling failed on our side and the event is kept for "
     "processing. Nothing to change.",
-    # a storefront platform's webhook deliveries (attribution/platforms/, attribution.deliveries)
+    # a storefront platform's webhook deliveries (attribution/platforms/)
     "platform.unknown_shop": "No connection for the {platform} shop {shop}. Fix: add it on your Setup page.",
     "platform.no_shop": "The {header} header is missing: no shop to find. Fix: send the webhook from the "
     "platform itself.",

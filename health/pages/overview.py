@@ -49,7 +49,7 @@ def is_accepted_order(code: str, endpoint: str) -> bool:
     """An order the service took and judged, by the order confirmation or a platform's order webhook: a 2xx
     answer that is not a service-side fault (a fault's event is counted when it is replayed). Duplicates and
     unreadable orders are not; nor an order confirmation handed to the platform's webhook, whose order counts
-    once, as the platform's (health.log.models.counts_as_order)."""
+    once, as the platform's (attribution.outcomes.endpoints.counts_as_order)."""
     info = info_of(code, endpoint)
     if not counts_as_order(endpoint, code) or info is None:
         return False
