@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
 from attribution.billing.writers import lock_due_commissions
-from attribution.durability.replay import replay_all
 from attribution.models import Reconciliation
 from attribution.reconciliation import applying
+from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
 from health.alerts import notifications
 from health.log.partitions import ensure_partitions

@@ -5,14 +5,14 @@ from django.utils.html import format_html
 
 from config.lib.jsontext import indented
 
-from ..durability import replay
+from .. import replay
 from ..models import DeadLetter, SpoolBacklog
 from .common import ReadOnlyAdmin
 
 
 @admin.register(DeadLetter)
 class DeadLetterAdmin(admin.ModelAdmin):
-    """Spooled events that failed while the database answered (attribution.durability.replay). Fix the cause, then
+    """Spooled events that failed while the database answered (attribution.replay). Fix the cause, then
     "Retry" processes each again as at its arrival; "Delete" drops it for good (the admin's history keeps who)."""
 
     list_display = ["received_at", "brand", "endpoint", "answered", "short_reason", "attempts", "failed_at"]

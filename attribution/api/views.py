@@ -19,10 +19,11 @@ from attribution import changes, selectors
 from attribution.api import schema, throttles
 from attribution.api.access import AlwaysJSON, KeyRequired
 from attribution.contract.serializers import OrderReadSerializer
-from attribution.durability import spool
+from attribution.durability import faults
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.hosts import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
+from attribution.outcomes.endpoints import Endpoint
 from attribution.parsing import (
     EMPTY_BODY,
     BodyTooLarge,
@@ -33,8 +34,7 @@ from attribution.parsing import (
     read_chunked_body,
 )
 from brands.auth import DeveloperKeyAuthentication
-from health.log.models import Endpoint
-from health.log.recording import Receipt, record
+from health.log.recording import Receipt
 
 logger = logging.getLogger(__name__)
 
@@ -202,43 +202,14 @@ class EventView(APIView):
         event = receipt.event(result)
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
             return  # an order confirmation of no brand over its address's limit: counted per host instead
-        spooled = False
-        if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):
-            spooled = self._spool(
-                spool.keep_event,
-                endpoint=self.endpoint,
-                received_at=event.received_at,
-                request_id=event.request_id,
-                body=getattr(request, "raw_body", b"") or b"",
-                authorization=request.META.get("HTTP_AUTHORIZATION", ""),
-                brand_id=result.brand_id,
-                answered=str(result.outcome),
-            )
-        try:
-            record(event)
-        except DatabaseError:
-            logger.exception("outcome log write failed", extra={"request_id": event.request_id})
-            if not spooled:  # a spooled event records its real outcome when replayed
-                self._spool(
-                    spool.keep_record,
-                    endpoint=self.endpoint,
-                    received_at=event.received_at,
-                    request_id=event.request_id,
-                    record=event.as_json(),
-                )
-
-    @staticmethod
-    def _spool(write, **kwargs) -> bool:
-        try:
-            write(**kwargs)
-            return True
-        except OSError:
-            logger.critical(
-                "spool write failed: event not kept",
-                exc_info=True,
-                extra={"request_id": kwargs["request_id"]},
-            )
-            return False
+        kept = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR) and faults.keep_for_replay(
+            event,
+            body=getattr(request, "raw_body", b"") or b"",
+            authorization=request.META.get("HTTP_AUTHORIZATION", ""),
+            brand_id=result.brand_id,
+            answered=str(result.outcome),
+        )
+        faults.record_or_keep(event, kept_for_replay=kept)
 
 
 def _order_id_for_log(data: dict) -> str:

@@ -4,7 +4,7 @@ One file per event, written to a temporary name, fsync'd and renamed into place 
 gets its answer, so a crash never leaves half an event and concurrent workers never share a file.
 `python manage.py replay_spool` processes the files in arrival order exactly once (a ledger row
 per file, written in the same transaction as the event's effects) and deletes them; an event that
-fails while the database answers is moved to the dead letters (attribution.durability.replay).
+fails while the database answers is moved to the dead letters (attribution.replay).
 
 What a file keeps: the body as the outcome log keeps it, every shopper's address replaced by its hash
 (brands.privacy), and never the Authorization header: a spooled cancel or update keeps the key's prefix

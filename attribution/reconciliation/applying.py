@@ -27,8 +27,9 @@ from attribution.models import BookRow, Commission, CommissionStateChange, Order
 from attribution.money import commission_amount, order_total
 from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Outcome, Result, say
+from attribution.outcomes.endpoints import Endpoint
 from config.lib.statements import Row
-from health.log.models import Endpoint, OutcomeEvent
+from health.log.models import OutcomeEvent
 from health.log.recording import Receipt, row_values
 
 from .matching import BATCH, BookLookups, _host_of, order_payload

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from attribution.links import CLICK_ID_NAME
 from attribution.models import Reconciliation
 from attribution.parsing import (
     FieldError,
@@ -29,14 +30,12 @@ from attribution.parsing import (
     parse_optional_text,
     parse_order_id,
 )
+from attribution.platforms import shopify, woocommerce
 
 Format = Reconciliation.Format
 
 MAX_ROWS = 200_000
 MAX_BYTES = 50 * 1024 * 1024
-
-CLICK_ATTRIBUTE = "sms_click_id"  # the note/cart attribute the click script writes on a Shopify storefront
-
 
 class BookError(Exception):
     """The file as a whole cannot be read: answered 400 (413 for a limit), and nothing is stored. `header`
@@ -367,31 +366,13 @@ def read_flag(text: str) -> bool:
 
 # The book's statuses by format: completed, or cancelled (cancelled and refunded orders earn nothing).
 GENERIC_STATUSES = {"": False, "completed": False, "cancelled": True, "canceled": True, "refunded": True}
-SHOPIFY_STATUSES = {
-    "paid": False,
-    "partially_paid": False,
-    "partially_refunded": False,
-    "authorized": False,
-    "pending": False,
-    "": False,
-    "refunded": True,
-    "voided": True,
-}
-WOO_STATUSES = {
-    "completed": False,
-    "processing": False,
-    "on-hold": False,
-    "": False,
-    "cancelled": True,
-    "refunded": True,
-    "failed": True,
-    # Never paid: such an order earns nothing (and may never have reached the thank-you page).
-    "pending": True,
-    "pending-payment": True,
-    "checkout-draft": True,
-    "draft": True,
-    "trash": True,
-}
+# Shopify's and WooCommerce's vocabularies are the platforms' own (attribution.platforms.shopify, woocommerce).
+SHOPIFY_STATUSES = {"": False} | dict.fromkeys(shopify.PAID_FOR, False) | dict.fromkeys(shopify.NOT_PAID_FOR, True)
+WOO_STATUSES = (
+    {"": False}
+    | dict.fromkeys(woocommerce.PAID | {woocommerce.ON_HOLD}, False)
+    | dict.fromkeys(woocommerce.UNDONE | {woocommerce.FAILED} | woocommerce.UNPAID, True)
+)
 
 
 # A status column the brand mapped holds a vocabulary it did not say: the generic and the WooCommerce
@@ -424,7 +405,7 @@ def _click_of_notes(text: str) -> str:
     """The click id among Shopify's note attributes (`name: value` lines)."""
     for line in text.splitlines():
         name, _, value = line.partition(":")
-        if name.strip() == CLICK_ATTRIBUTE:
+        if name.strip() == CLICK_ID_NAME:  # the note attribute sms-click.js writes on a Shopify storefront
             return value.strip()
     return ""
 

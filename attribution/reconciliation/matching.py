@@ -24,9 +24,10 @@ from attribution.money import commission_amount, in_minor_units, money, order_to
 from attribution.orders.signals import Lookups
 from attribution.orders.whatif import would_earn
 from attribution.outcomes import Outcome
+from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand, DiscountCode
 from config.lib.statements import BulkInsert
-from health.log.models import Endpoint, OutcomeEvent
+from health.log.models import OutcomeEvent
 
 from . import formats
 from .formats import Book, BookError, BookOrder, open_book

@@ -15,9 +15,10 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
 from attribution.durability import spool
+from attribution.outcomes.endpoints import Endpoint
+from attribution.outcomes.endpoints import label as endpoint_label
 from config.db.router import primary
 from config.lib.jsontext import indented, is_json
-from health.log.models import Endpoint
 from health.log.rollup import roll_up
 from health.pages import queries, reconcile_queries
 from health.pages.access import brand_page
@@ -27,7 +28,6 @@ from health.pages.overview import GROUPS, build_overview, info_of
 
 logger = logging.getLogger(__name__)
 
-ENDPOINT_LABELS = dict(Endpoint.choices)
 EVENTS_PER_PAGE = 50
 # Work the overview does on the roll-up before reading: bounded, and skipped when cron is at it.
 OVERVIEW_ROLLUP_BATCHES = 1
@@ -98,7 +98,7 @@ def events(request, chosen):
             info = info_of(row["outcome"], row["endpoint"])
             row["label"] = info.label if info else ""
             row["needs_action"] = bool(info and info.needs_action)
-            row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
+            row["endpoint_label"] = endpoint_label(row["endpoint"])
     return render(
         request,
         "health/events.html",
@@ -121,6 +121,7 @@ def event(request, chosen, found, pk: int):
         {
             **chosen.context,
             "event": found,
+            "endpoint_label": endpoint_label(found.endpoint),
             "info": info,
             "commission": queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
             "request_text": indented(found.request_body or ""),

@@ -15,8 +15,9 @@ from attribution.models import (
     Statement,
 )
 from attribution.orders.whatif import decide_again
+from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand
-from health.log.models import Endpoint, OutcomeEvent
+from health.log.models import OutcomeEvent
 from health.pages.queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200

@@ -14,12 +14,11 @@ from django.db.models.functions import TruncDate, TruncHour
 
 from attribution.models import Commission, Order, PlatformDelivery
 from attribution.outcomes import Outcome
+from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
 from brands.models import Brand, PlatformConnection
 from health.log.models import (
     NEEDS_ACTION_OUTCOMES,
-    ORDER_ENDPOINTS,
     DailyOutcomeCount,
-    Endpoint,
     HourlyOutcomeCount,
     OutcomeEvent,
     RollupWatermark,

@@ -6,8 +6,8 @@ import pytest
 from django.db import OperationalError, transaction
 
 from attribution.billing.writers import lock_due_commissions, pay_statement
-from attribution.durability.replay import replay_all
 from attribution.models import Commission, CommissionStateChange, Statement
+from attribution.replay import replay_all
 from tests.attribution.billed import NOV_03, OCT_10, OCT_20, cancel, fresh, pending, update
 from tests.attribution.keyed import CANCEL, commission_for, order_url
 from tests.factories import CreatorFactory, issue_key

@@ -9,8 +9,8 @@ import pytest
 from django.db import close_old_connections, connection
 
 from attribution.durability import spool
-from attribution.durability.replay import replay_all
 from attribution.models import Commission, Order
+from attribution.replay import replay_all
 from health.log.models import OutcomeEvent
 from tests.factories import CommissionFactory, OrderFactory, issue_key
 from tests.tcp_proxy import TcpProxy

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from attribution.durability import spool
-from attribution.durability.replay import MAX_ATTEMPTS, replay_all
 from attribution.models import DeadLetter, Order, SpoolBacklog, SpoolReplay
+from attribution.replay import MAX_ATTEMPTS, replay_all
 from health.log.models import OutcomeEvent
 from tests import factories
 
@@ -79,7 +79,7 @@ def test_an_event_that_keeps_failing_while_the_database_answers_becomes_a_dead_l
 
 
 def test_a_value_the_database_refuses_as_such_is_a_dead_letter_at_once(spooled, monkeypatch):
-    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
 
     summary = replay_all()
 
@@ -90,7 +90,7 @@ def test_a_value_the_database_refuses_as_such_is_a_dead_letter_at_once(spooled, 
 
 def test_an_event_stays_in_the_spool_while_the_database_is_away(spooled, monkeypatch):
     monkeypatch.setattr("attribution.orders.store.write_order", _refuse("connection refused"))
-    monkeypatch.setattr("attribution.durability.replay._database_answers", lambda: False)
+    monkeypatch.setattr("attribution.replay._database_answers", lambda: False)
 
     for _ in range(MAX_ATTEMPTS + 1):
         assert replay_all().still_failing == 1
@@ -118,7 +118,7 @@ def test_the_overview_counts_what_the_last_replay_run_left_without_reading_the_s
     client, alice, spooled, monkeypatch
 ):
     monkeypatch.setattr("attribution.orders.store.write_order", _refuse("connection refused"))
-    monkeypatch.setattr("attribution.durability.replay._database_answers", lambda: False)
+    monkeypatch.setattr("attribution.replay._database_answers", lambda: False)
     replay_all()
     backlog = SpoolBacklog.objects.get()
     assert (backlog.waiting, backlog.by_brand[str(spooled.brand_id)][0]) == (1, 1)
@@ -144,7 +144,7 @@ def test_the_admin_shows_a_dead_letter_with_its_reason_and_no_address(client, st
     with monkeypatch.context() as patch:
         patch.setattr("attribution.orders.store.write_order", _refuse("down"))
         api.post(ORDER_PATH, _order(prop, customer_email="ana@example.com"))
-    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()
     letter = DeadLetter.objects.get()
     client.force_login(staff)
@@ -159,7 +159,7 @@ def test_the_admin_shows_a_dead_letter_with_its_reason_and_no_address(client, st
 
 def test_retry_processes_a_dead_letter_once_its_cause_is_gone(client, staff, spooled, monkeypatch):
     with monkeypatch.context() as patch:
-        patch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
+        patch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
         replay_all()
     letter = DeadLetter.objects.get()
     client.force_login(staff)
@@ -176,10 +176,10 @@ def test_retry_processes_a_dead_letter_once_its_cause_is_gone(client, staff, spo
 def test_a_retry_that_fails_again_keeps_the_dead_letter_with_the_new_reason(
     client, staff, spooled, monkeypatch
 ):
-    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()
     letter = DeadLetter.objects.get()
-    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("still broken", DataError))
+    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("still broken", DataError))
     client.force_login(staff)
 
     client.post(CHANGELIST, {"action": "retry", "_selected_action": [letter.pk]})
@@ -190,7 +190,7 @@ def test_a_retry_that_fails_again_keeps_the_dead_letter_with_the_new_reason(
 
 
 def test_dropping_a_dead_letter_deletes_it_for_good(client, staff, spooled, monkeypatch):
-    monkeypatch.setattr("attribution.durability.replay.record_resolution", _refuse("numeric field overflow", DataError))
+    monkeypatch.setattr("attribution.replay.record_resolution", _refuse("numeric field overflow", DataError))
     replay_all()
     letter = DeadLetter.objects.get()
     client.force_login(staff)

@@ -9,8 +9,8 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from attribution.durability import spool
-from attribution.durability.replay import REPLAYED, replay_all
 from attribution.models import Commission, Order, SpoolReplay
+from attribution.replay import REPLAYED, replay_all
 from brands.hosts import hash_email
 from health.log.models import OutcomeEvent
 from tests.factories import ClickFactory, CommissionFactory, OrderFactory, issue_key

@@ -10,8 +10,8 @@ from django.db import OperationalError, connection
 from django.utils import timezone
 
 from attribution.durability import spool
-from attribution.durability.replay import REPLAYED, replay_all
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
+from attribution.replay import REPLAYED, replay_all
 from brands.hosts import hash_email
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET

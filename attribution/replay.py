@@ -14,16 +14,17 @@ from dataclasses import dataclass
 
 from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError, connection, transaction
 
+from attribution.outcomes.endpoints import Endpoint
+from attribution.platforms import notices, receiving
 from brands.models import DeveloperKey
-from health.log.models import Endpoint
 from health.log.recording import EventRecord, record_resolution
 
-from .. import changes, deliveries
-from ..models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay
-from ..orders.confirmation import confirm_order
-from ..outcomes import Outcome, Result, say
-from ..parsing import FieldError, loads_strict, parse_bool, parse_order_id
-from . import spool
+from . import changes
+from .durability import spool
+from .models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay
+from .orders.confirmation import confirm_order
+from .outcomes import Outcome, Result, say
+from .parsing import FieldError, loads_strict, parse_bool, parse_order_id
 
 logger = logging.getLogger(__name__)
 
@@ -121,8 +122,8 @@ def _applied_at_arrival(entry: spool.SpooledEntry, payload, key: DeveloperKey) -
 def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, bool]:
     """The event's result, the key it was judged with, and whether its body read as JSON."""
     if entry.event is not None:  # a platform's delivery, verified on arrival: its id makes it count once
-        delivery = deliveries.Delivery.from_json(entry.event)
-        return deliveries.receive(delivery, received_at=entry.received_at), None, entry.body.startswith("{")
+        notice = notices.OrderNotice.from_json(entry.event)
+        return receiving.receive(notice, received_at=entry.received_at), None, entry.body.startswith("{")
     try:
         payload = loads_strict(entry.body.encode("utf-8"))
     except (ValueError, RecursionError):
