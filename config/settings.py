@@ -203,7 +203,7 @@ API_BODY_MAX_BYTES = 64 * 1024
 # 413 reaches the client (config/wsgi.py); beyond, the connection is closed unread.
 API_BODY_DRAIN_MAX_BYTES = env.int("API_BODY_DRAIN_MAX_BYTES", default=16 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (attribution/reconciliation/formats.py;
+# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (attribution/reconciliation/books/reader.py;
 # config/nginx.conf lets that much through on its two upload paths only). An apply works a batch at a time
 # for this many seconds within its request, well inside gunicorn's 30 s timeout; the task runner applies
 # the rest.
