@@ -110,8 +110,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Every time a signed-in user sees is in the zone she picked (brands.timezones).
-    "brands.timezones.UserTimeZoneMiddleware",
+    # Every time a signed-in user sees is in the zone she picked (brands.user_zones).
+    "brands.user_zones.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
