@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from attribution import examples
 from attribution.field_schemas import SPACE
-from attribution.management.commands.seed_demo import build
+from attribution.management.demo.world import build
 from attribution.models import Order
 from attribution.parsing import FieldError, loads_strict
 from attribution.serializers import (
