@@ -17,7 +17,7 @@ from attribution.models import (
 from attribution.orders import decide_again
 from brands.models import Brand
 from health.log.models import Endpoint, OutcomeEvent
-from health.pages.queries import LIST_FIELDS
+from health.pages.event_queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200
 BOOK_ROWS_SHOWN = 20
