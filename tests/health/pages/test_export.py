@@ -14,7 +14,7 @@ from django.urls import reverse
 from attribution.outcomes import Outcome
 from brands.models import UserSettings
 from health.log.models import OutcomeEvent
-from health.pages import event_queries, queries
+from health.pages import event_queries
 from health.pages.export import HEADER
 
 pytestmark = pytest.mark.django_db
