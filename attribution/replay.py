@@ -17,7 +17,7 @@ from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError
 from attribution.outcomes.endpoints import Endpoint
 from attribution.platforms import notices, receiving
 from brands.models import DeveloperKey
-from health.log.recording import EventRecord, record_resolution
+from health.log.recording import FAULTS, EventRecord, record_resolution
 
 from . import changes
 from .durability import spool
@@ -34,7 +34,6 @@ STORED_AT_ARRIVAL = (
     "was answered as for a fault"
 )
 MAX_ATTEMPTS = 3
-_FAULTS = (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR)
 
 
 class _StillFailing(Exception):
@@ -149,7 +148,7 @@ def _replay(entry: spool.SpooledEntry) -> None:
             event = EventRecord.from_json(entry.record)
         else:
             result, key, parsed = _process(entry)
-            if result.outcome in _FAULTS:
+            if result.outcome in FAULTS:
                 raise _StillFailing(f"the service answered {result.outcome} again")
             if result.brand_id is None and key is not None:
                 result.brand_id = key.brand_id

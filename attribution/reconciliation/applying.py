@@ -32,7 +32,8 @@ from config.lib.statements import Row
 from health.log.models import OutcomeEvent
 from health.log.recording import Receipt, row_values
 
-from .matching import BATCH, BookLookups, _host_of, order_payload
+from .lookups import BookLookups, host_of, order_payload
+from .rows import BATCH
 from .summary import NO_CHANGES
 
 Change = BookRow.Change
@@ -111,7 +112,7 @@ class _Batch:
 
     def __init__(self, *, run: Reconciliation, at: datetime, request_id: str, key_prefix: str):
         self.run, self.at, self.request_id, self.key_prefix = run, at, request_id, key_prefix
-        self.host = _host_of(run.brand)
+        self.host = host_of(run.brand)
         self.changes = dict(NO_CHANGES)
 
     def apply(self, rows: list[BookRow]) -> None:

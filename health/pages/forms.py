@@ -8,7 +8,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from attribution.outcomes import OUTCOMES, RECORDED
 from attribution.outcomes.endpoints import choices as endpoint_choices
 from brands.timezones import time_zones
-from health.pages.queries import EventFilters, Period, days_period, rolling_24h
+from health.pages.event_queries import EventFilters
+from health.pages.queries import Period, days_period, rolling_24h
 
 MAX_CUSTOM_DAYS = 366
 PERIODS = [("24h", "Last 24 hours"), ("7d", "7 days"), ("30d", "30 days"), ("custom", "Custom")]

@@ -18,7 +18,7 @@ from attribution.orders.whatif import decide_again
 from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand
 from health.log.models import OutcomeEvent
-from health.pages.queries import LIST_FIELDS
+from health.pages.event_queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200
 BOOK_ROWS_SHOWN = 20

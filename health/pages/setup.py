@@ -27,7 +27,7 @@ from brands.forms import PlatformConnectionForm
 from brands.hosts import normalize_host
 from brands.models import Brand, PlatformConnection
 from health.log.recording import EventRecord, record
-from health.pages import queries
+from health.pages import event_queries, queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of
 
@@ -220,7 +220,7 @@ def setup_page(request, chosen):
 
     sent = None
     if request.GET.get("sent", "").isdigit():
-        sent = queries.event([brand], pk=int(request.GET["sent"]))
+        sent = event_queries.event([brand], pk=int(request.GET["sent"]))
 
     base_url = request.build_absolute_uri("/")
     click_js = _absolute_static(request, "attribution/sms-click.js")

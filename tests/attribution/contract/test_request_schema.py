@@ -26,7 +26,7 @@ from attribution.contract.serializers import (
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
-from attribution.management.commands.seed_demo import build
+from attribution.management.demo.world import build
 from attribution.models import Order
 from attribution.parsing import FieldError, loads_strict
 from tests.attribution.keyed import CANCEL, UPDATE
