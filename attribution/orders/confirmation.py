@@ -42,7 +42,7 @@ def confirm_order(
     A reconciliation creates a missing order with `judged_at`, when the book says it was placed: the
     attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once.
 
-    A storefront platform's order comes `via` its webhook (attribution.deliveries), in this payload's shape:
+    A storefront platform's order comes `via` its webhook (attribution.platforms), in this payload's shape:
     decided without the hand-off step, and joined with the brand's order confirmation of the same order."""
     result, rows = _judge(
         payload=payload,

@@ -38,7 +38,7 @@ class Via:
     platform: str  # "Shopify", "WooCommerce": as the trace and the answers name it
     changed_at: datetime | None = None
     # The delivery's row to claim with a new order in one statement, outside any transaction (PostgreSQL;
-    # attribution.deliveries): write_order raises NotFirst instead of joining when the order is there.
+    # attribution.platforms.receiving): write_order raises NotFirst instead of joining when the order is there.
     claim: dict | None = None
 
 
@@ -93,7 +93,7 @@ def write_order(
             raise NotFirst
         result.recorded = True
         return result
-    # No savepoint inside a platform delivery's transaction (attribution.deliveries): a fault rolls it all back.
+    # No savepoint inside a platform delivery's transaction (attribution.platforms): a fault rolls it all back.
     with transaction.atomic(savepoint=False):
         if connection.vendor == "postgresql":
             event = receipt.event(result) if receipt is not None else None

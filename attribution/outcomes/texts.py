@@ -130,9 +130,6 @@ TEXTS: dict[str, str] = {
     "read.test_flag": "test must be true or false.",
     "read.brand_inactive": "The brand of this developer key is inactive.",
     "read.not_found": "Your brand has no {namespace} order {order_id}.",
-    # the admin's forms
-    "link.destination_not_a_property": "{host} is not a registered property of {brand}. "
-    "Fix: register it as a property of the brand first, or link to one of its registered hosts.",
 }
 
 

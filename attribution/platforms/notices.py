@@ -9,6 +9,8 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
+from attribution.parsing import shown_order_id
+
 
 class Action(StrEnum):
     RECORD = "record"  # Shopify orders/create and orders/paid; a paid WooCommerce order.created
@@ -57,10 +59,7 @@ class OrderNotice:
     warnings: list = field(default_factory=list)
 
     def order_id_shown(self) -> str:
-        value = self.order.order_id if self.order else None
-        return (
-            str(value).strip()[:255] if isinstance(value, str | int) and not isinstance(value, bool) else ""
-        )
+        return shown_order_id(self.order.order_id if self.order else None)
 
     def as_json(self) -> dict:
         data = asdict(self)

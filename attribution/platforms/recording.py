@@ -1,6 +1,6 @@
 """Recording an order a platform's notice brings: the discount code and the click picked from the platform's
 candidates, then the order confirmation's decision (attribution.orders.confirmation.confirm_order) with the platform as
-its way in (attribution.joins).
+its way in (attribution.orders.joins).
 """
 
 from datetime import datetime
@@ -100,7 +100,7 @@ def _pick_click(notice: OrderNotice, lookups: _Remembered) -> str | None:
 
 
 def _claim(notice: OrderNotice, received_at: datetime) -> dict:
-    """The delivery's row as attribution.store claims it with the order (its brand and order id come from
+    """The delivery's row as attribution.orders.store claims it with the order (its brand and order id come from
     the order's row)."""
     return {
         "connection_id": notice.connection_id,

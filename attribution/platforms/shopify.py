@@ -28,7 +28,7 @@ TOPICS = {
 }
 # Shopify's financial statuses (its webhooks' financial_status, its order export's Financial Status): an
 # order whose money went back, or never came, and the others. The order books' reader reads them too
-# (attribution.reconciliation.formats).
+# (attribution.reconciliation.books.platform_terms).
 NOT_PAID_FOR = frozenset({"refunded", "voided"})
 PAID_FOR = frozenset({"paid", "partially_paid", "partially_refunded", "authorized", "pending"})
 # What the outcome log keeps of an order: what is read, and what a person checking the order asks for.

@@ -53,7 +53,7 @@ def read_facts(
         ]
         _add_history(facts, candidates, now)
         _add_capture_runs(facts, now)
-    # What the servers' last replay runs left waiting (attribution.spool.backlog), not this machine's disk.
+    # What the servers' last replay runs left waiting (attribution.durability.spool.backlog), not this machine's disk.
     waiting = spool.backlog()
     service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
     return facts, service

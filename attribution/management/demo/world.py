@@ -84,7 +84,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         brand=main, email_hash=hash_email(KNOWN_SHOPPER_EMAIL), defaults={"creator": ana}
     )
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
-    keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.examples)
+    keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.contract.examples)
 
     keys = {
         brand.pk: demo_key(brand, printed_before.get(role))
