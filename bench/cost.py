@@ -332,9 +332,7 @@ def print_cost(cost: dict) -> None:
     print(
         f"{'platform_delivery':<20} {delivery:>11,.0f}   ({delivery / order:.2f} × an order confirmation; target ≤ 1.5)"
     )
-    print(
-        "\noutcomes, and rows written per request (table statistics; an insert failing on a unique key counts)"
-    )
+    print("\noutcomes and rows written per request (an insert failing on a unique key counts)")
     for scenario in DEFAULT_REQUESTS:
         for target in TARGETS:
             entry = cost[target].get(scenario)
