@@ -8,6 +8,7 @@ never start one scheduled run twice (django-q picks due schedules under SELECT .
 task is safe to run twice at once all the same (a task that outlives the runner's retry is run again).
 """
 
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
@@ -24,6 +25,9 @@ from health.log.partitions import ensure_partitions
 from health.log.retention import prune
 from health.log.rollup import roll_up
 from health.pruning import prune_tables
+from health.references import dangling, describe
+
+logger = logging.getLogger(__name__)
 
 RETENTION = timedelta(days=400)  # longer than the longest period the overview offers (366 days)
 RECONCILIATION_TASK_SECONDS = 120  # within the runner's 240 s task timeout (settings.Q_CLUSTER)
@@ -78,6 +82,15 @@ def prune_growing_tables() -> str:
     return "Pruned " + "; ".join(f"{n} {name}" for name, n in deleted.items()) + "."
 
 
+def check_references() -> str:
+    """The references the database does not check per write (health.references), for the last two days:
+    the daily run overlaps the one before. A row naming no existing row is logged as an error."""
+    found = dangling(since=timezone.now() - timedelta(days=2))
+    if found:
+        logger.error("dangling references: %s", describe(found))
+    return describe(found)
+
+
 def continue_reconciliations() -> str:
     """Carry on the applies a request started and left for the runner (attribution.reconciliation.applying),
     each for a few of the task's minutes; what is left waits for the next run."""
@@ -116,6 +129,7 @@ SCHEDULES = [
     Plan("Prune the outcome log (400 days)", "health.tasks.prune_outcomes", daily_at=time(3, 30)),
     Plan("Make the outcome log partitions ahead", "health.tasks.make_outcome_partitions", daily_at=time(3)),
     Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),
+    Plan("Check the references", "health.tasks.check_references", daily_at=time(4)),
 ]
 
 

@@ -36,11 +36,16 @@ class Commission(models.Model):
         State.CANCELLED: set(),
     }
 
+    # brand and creator: checked by the code that writes the commission (its order's, just read) and daily
+    # by health.references, not by a lock on the parent row per commission (as the order's references).
+    # The order stays a constraint: it is written in the same statement, so its check contends with nothing.
     brand = models.ForeignKey(
-        Brand, on_delete=models.CASCADE, related_name="commissions", db_index=False
+        Brand, on_delete=models.CASCADE, related_name="commissions", db_index=False, db_constraint=False
     )  # the composite indexes below start with brand
     order = models.OneToOneField(Order, on_delete=models.CASCADE, related_name="commission")
-    creator = models.ForeignKey(Creator, on_delete=models.PROTECT, related_name="commissions")
+    creator = models.ForeignKey(
+        Creator, on_delete=models.PROTECT, related_name="commissions", db_constraint=False
+    )  # indexed: PROTECT asks whether a creator has commissions
     is_test = models.BooleanField(default=False)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     order_amount = models.DecimalField(max_digits=18, decimal_places=6)
@@ -106,8 +111,13 @@ class Commission(models.Model):
                 name="commission_lock_queue_idx",
                 condition=models.Q(state="pending", is_test=False),
             ),
-            # Statement lines and pages: a statement's commissions per creator.
-            models.Index(fields=["statement", "creator"], name="commission_statement_idx"),
+            # Statement lines and pages: a statement's commissions per creator. Only commissions on a
+            # statement: a pending one (every new one) adds no entry.
+            models.Index(
+                fields=["statement", "creator"],
+                name="commission_statement_idx",
+                condition=models.Q(statement__isnull=False),
+            ),
         ]
 
     def __str__(self):
@@ -206,7 +216,10 @@ class CommissionStateChange(models.Model):
         PAYMENT = "pay_statement", "Statement paid"
         RECONCILIATION = "reconciliation", "Order book reconciliation"
 
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # Not checked by the database per move, as the commission's own brand (health.references checks it).
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     commission = models.ForeignKey(
         Commission, on_delete=models.CASCADE, related_name="state_changes", db_index=False
     )  # statechange_commission_idx below starts with commission
@@ -241,8 +254,14 @@ class CommissionStateChange(models.Model):
 class AmountChange(models.Model):
     """History of every commission amount change, with the request that made it."""
 
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
-    commission = models.ForeignKey(Commission, on_delete=models.CASCADE, related_name="amount_changes")
+    # Not checked by the database per change, as the commission's own brand (health.references checks it);
+    # nothing reads the changes by brand.
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
+    commission = models.ForeignKey(
+        Commission, on_delete=models.CASCADE, related_name="amount_changes", db_index=False
+    )  # amountchange_commission_idx below starts with commission
     old_order_amount = models.DecimalField(max_digits=18, decimal_places=6)
     new_order_amount = models.DecimalField(max_digits=18, decimal_places=6)
     old_amount = models.DecimalField(max_digits=18, decimal_places=6)

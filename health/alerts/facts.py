@@ -69,7 +69,7 @@ def _last_orders(brands: QuerySet, now: datetime):
 
 
 def _add_last_hour(facts: dict[int, BrandFacts], service: ServiceFacts, now: datetime) -> None:
-    # One range on outcome_time_idx (-received_at): every live event of the last hour, all brands.
+    # One range on received_at (a BRIN index on PostgreSQL): every live event of the last hour, all brands.
     rows = (
         OutcomeEvent.objects.filter(received_at__gt=now - HOUR, received_at__lte=now, is_test=False)
         .order_by()

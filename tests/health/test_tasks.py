@@ -31,6 +31,7 @@ def test_every_background_job_has_a_schedule_visible_in_the_admin(client, staff)
         "make_outcome_partitions",
         "prune_growing_tables",
         "continue_reconciliations",
+        "check_references",
     }
     client.force_login(staff)
     html = client.get("/admin/django_q/schedule/").content.decode()
