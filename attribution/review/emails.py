@@ -11,10 +11,13 @@ class EmailHash(str):
 
     disposable: bool
 
-    def __new__(cls, digest: str, *, disposable: bool):
+    def __new__(cls, digest: str, disposable: bool = False):
         value = super().__new__(cls, digest)
         value.disposable = disposable
         return value
+
+    def __reduce__(self):  # copies and pickles keep the verdict
+        return (EmailHash, (str(self), self.disposable))
 
 
 def is_disposable(address: str) -> bool:
