@@ -2,11 +2,13 @@
 its holds, and the request's one outcome row on the `review` endpoint."""
 
 import pytest
+from django.db import DatabaseError
 
 from attribution.models import Commission, CommissionHold, CommissionStateChange
 from health.log.models import OutcomeEvent
 from tests.attribution.keyed import caller_of, fresh, order_url, the_one_event
 from tests.attribution.review.helpers import held_commission
+from tests.faults import failing_writes_to
 
 pytestmark = pytest.mark.django_db
 
@@ -110,6 +112,23 @@ def test_without_a_key_it_is_unauthorized_and_recorded(client, brand):
     assert response["WWW-Authenticate"].startswith("Bearer")
     assert fresh(held).state == State.HELD
     assert the_one_event(response, endpoint="review").outcome == "unauthorized"
+
+
+def test_a_review_that_fails_on_our_side_decides_nothing_and_is_not_kept_for_replay(
+    client, brand, alice, _spool_in_tmp
+):
+    held = held_commission(brand, "A-1")
+
+    with failing_writes_to("attribution_commissionstatechange", DatabaseError):
+        response = review(client, alice, {"order_id": "A-1", "decision": "release"})
+
+    body = response.json()
+    assert (response.status_code, body["success"], body["outcome"]) == (200, True, "handler_error")
+    assert "send the same review again" in body["message"]
+    assert fresh(held).state == State.HELD
+    assert the_one_event(response, endpoint="review").outcome == "handler_error"
+    # Nothing was decided and the brand sends it again: the spool keeps nothing to replay.
+    assert not _spool_in_tmp.exists() or not any(_spool_in_tmp.rglob("*.json"))
 
 
 def test_the_read_api_shows_the_holds_and_their_resolution(client, brand, alice):
