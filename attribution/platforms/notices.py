@@ -38,6 +38,7 @@ class PlatformOrder:
     changed_at: datetime | None = None
     # The platform's names of the fields read, for the answers: {"order_id": "id", "amount": "subtotal_price"}.
     names: dict = field(default_factory=dict)
+    referring_site: str = ""  # issue 38: the site that referred the shopper, as sent (the code_leak rule)
 
 
 @dataclass

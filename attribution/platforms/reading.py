@@ -10,6 +10,7 @@ from decimal import Decimal
 import orjson
 
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
+from brands.emails import EmailHash, is_disposable
 from brands.privacy import hashed
 
 
@@ -51,7 +52,8 @@ def email_kept(*values) -> str | None:
     """The first address given, as the service keeps it (its hash); the address itself goes no further."""
     for value in values:
         if isinstance(value, str) and "@" in value:
-            return hashed(value)
+            # issue 38: the throwaway-domain verdict is decided here, before the address is hashed.
+            return EmailHash(hashed(value), disposable=is_disposable(value))
     return None
 
 

@@ -29,7 +29,7 @@ _shopper = SelectStatement(
     f"FROM {KnownShopper._meta.db_table} shopper JOIN {Creator._meta.db_table} creator "
     "ON creator.id = shopper.creator_id WHERE shopper.brand_id = %s AND shopper.email_hash = %s "
     "AND creator.is_active",
-    extra={"creator_name": "creator.name"},
+    extra={"creator_name": "creator.name", "creator_email_hash": "creator.email_hash"},  # issue 38: self_referral
 )
 
 
@@ -54,7 +54,11 @@ class _Remembered(Lookups):
         found = _shopper([brand_id, email_hash])
         if found is not None:
             found.creator = Creator(
-                pk=found.creator_id, brand_id=brand_id, name=found.creator_name, is_active=True
+                pk=found.creator_id,
+                brand_id=brand_id,
+                name=found.creator_name,
+                is_active=True,
+                email_hash=found.creator_email_hash,
             )
         return found
 
@@ -128,6 +132,7 @@ def record_order(
         "code": _pick_code(notice, lookups),
         "customer_email": order.email,
         "clickId": _pick_click(notice, lookups),
+        "referring_site": order.referring_site,  # issue 38: read by the decision only for a platform's order
     }
     judged_at = min(order.placed_at, received_at) if order.placed_at else received_at
     if receipt is not None and notice.warnings:
