@@ -32,7 +32,7 @@ def drop_brin(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("brands", "0005_platform_connections"),
-        ("health", "0014_platform_change_endpoints"),
+        ("health", "0015_endpoint_names_as_plain_text"),
     ]
 
     operations = [
