@@ -11,7 +11,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('attribution', '0013_platform_delivery_brand'),
+        ('attribution', '0014_references_checked_daily_fewer_indexes'),
         ('brands', '0006_review_holds'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
