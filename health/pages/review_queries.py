@@ -105,6 +105,13 @@ def queue(brand: Brand, *, is_test: bool, rule: str = "", creator: int | None = 
     )
 
 
+def with_chosen(choices: list[Choice], value: str | None, label: str | None) -> list[Choice]:
+    """The filter's choices, with the chosen value kept (count 0) when nothing waits under it any more."""
+    if not value or any(c.value == value for c in choices):
+        return choices
+    return [*choices, Choice(value, label or value, 0)]
+
+
 def decided(brand: Brand, *, is_test: bool, limit: int = DECIDED_SHOWN) -> list[CommissionHold]:
     """The holds decided lately (released or rejected, by whom, with the note), newest first."""
     # The brand's decided holds: a small share of its orders, read newest first.
