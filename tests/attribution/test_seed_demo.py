@@ -83,7 +83,9 @@ def test_the_document_has_every_key_of_the_spec(world):
             ["valid", "valid_secondary", "expired", "other_brand", "banned_creator", "unknown", "handoff"],
             "str",
         ),
-        "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"),
+        "codes": dict.fromkeys(
+            ["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"
+        ),
         "shoppers": {"known_email": "str"},
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
