@@ -194,3 +194,21 @@ def test_another_brands_flags_open_its_own_incidents(brand, other_brand):
     refund_flag(other_brand, gus)
 
     assert opened(evaluate(now=T0 + MINUTE)) == [(other_brand.pk, "refund_outlier", str(gus.pk))]
+
+
+def test_the_brands_users_are_emailed_when_a_code_leak_opens(brand, creator):
+    from django.core import mail
+
+    from health.alerts.notifications import deliver_due
+
+    factories.MembershipFactory(brand=brand, user__username="alice", user__email="alice@acme.example")
+    leak_flag(brand, factories.DiscountCodeFactory(brand=brand, creator=creator, code="ANA10"))
+    incident = evaluate(now=T0 + MINUTE).opened[0]
+
+    deliver_due(now=T0 + 2 * MINUTE)
+
+    [email] = mail.outbox
+    assert email.to == ["alice@acme.example"]
+    assert email.subject == "[Acme] Opened: Code leak suspected: ANA10"
+    assert "41 of its last 50 orders came without a click from Ana" in email.body
+    assert f"/health/alerts/incidents/{incident.pk}/?brand={brand.pk}" in email.body
