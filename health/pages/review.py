@@ -13,10 +13,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from attribution.models import CommissionHold
+from attribution.outcomes import Outcome
 from attribution.review import config, decisions
 from health.pages import review_queries
 from health.pages.access import brand_page
-from health.pages.review_forms import REJECT, RELEASE, DecisionForm, FilterForm, ReviewSettingsForm
+from health.pages.review_forms import DecisionForm, FilterForm, ReviewSettingsForm
 
 ORDERS_NAMED = 5  # a message names this many orders, then says how many more
 
@@ -39,15 +40,12 @@ def _here(query: dict) -> str:
 def _render(request, chosen, data, *, decision_form=None, status=200):
     brand = chosen.brand
     is_test = data.get("ns") == "test"
-    form = FilterForm(data)
-    rule, creator = (
-        (form.cleaned_data["rule"], form.cleaned_data["creator"]) if form.is_valid() else ("", None)
-    )
     query = _filters(data, brand)
+    rule, creator = query.get("rule", ""), query.get("creator")
     queue = review_queries.queue(brand, is_test=is_test, rule=rule, creator=creator)
     context = {
         **chosen.context,
-        "form": form,
+        "form": FilterForm(data),  # its errors, if any: an unknown filter is left out of the query
         "namespace": "test" if is_test else "live",
         "queue": queue,
         # A filter that matches nothing any more (all decided) stays shown as chosen, with its 0.
@@ -76,20 +74,18 @@ def decide(request, chosen):
     form = DecisionForm(request.POST, commissions=review_queries.held_commissions(chosen.brand))
     if not form.is_valid():
         return _render(request, chosen, request.POST, decision_form=form, status=400)
-    chosen_ones = sorted(form.cleaned_data["commission"], key=lambda c: c.pk)
-    decision, note = form.cleaned_data["decision"], form.cleaned_data["note"]
-    result = decisions.decide(
-        chosen_ones,
-        decision=decision,
-        note=note,
-        by=request.user,
-        via=CommissionHold.Via.PAGE,
-        request_id=getattr(request, "request_id", ""),
+    ticked = {c.pk: c for c in form.cleaned_data["commission"]}
+    decision = form.cleaned_data["decision"]
+    who = decisions.Who(
+        via=CommissionHold.Via.PAGE, user=request.user, request_id=getattr(request, "request_id", "")
     )
-    if result.decided:
-        messages.success(request, decided_message(decision, result.decided))
-    if result.not_held:
-        messages.info(request, not_held_message(result.not_held))
+    outcomes = decisions.decide_many(list(ticked), decision, note=form.cleaned_data["note"], who=who)
+    decided = [ticked[pk] for pk, outcome in outcomes if outcome != Outcome.NOT_HELD]
+    not_held = [ticked[pk] for pk, outcome in outcomes if outcome == Outcome.NOT_HELD]
+    if decided:
+        messages.success(request, decided_message(decision, decided))
+    if not_held:
+        messages.info(request, not_held_message(not_held))
     return redirect(_here(_filters(request.POST, chosen.brand)))
 
 
@@ -102,12 +98,11 @@ def _orders(commissions) -> str:
 def decided_message(decision: str, commissions) -> str:
     n = len(commissions)
     what = f"{n} held commission{'s' if n != 1 else ''} ({_orders(commissions)})"
-    if decision == RELEASE:
+    if decision == decisions.RELEASE:
         return (
             f"Released {what}: pending again, {'they lock' if n != 1 else 'it locks'} onto a statement once "
             f"{'their' if n != 1 else 'its'} return window has closed."
         )
-    assert decision == REJECT
     return f"Rejected {what}: cancelled, never billed."
 
 

@@ -7,9 +7,9 @@ from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from attribution.models import ReviewSettings, Rule
+from attribution.review.decisions import REJECT, RELEASE
 from brands.hosts import is_public_suffix, normalize_host
 
-RELEASE, REJECT = "release", "reject"
 NOTE_MAX = 1000
 COUPON_DOMAINS_MAX = 500
 

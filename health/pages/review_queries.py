@@ -126,4 +126,4 @@ def decided(brand: Brand, *, is_test: bool, limit: int = DECIDED_SHOWN) -> list[
 def held_commissions(brand: Brand):
     """The brand's commissions a decision may name: the decision form's choices (a commission of another
     brand is not a choice, so it is refused as any unknown id)."""
-    return Commission.objects.filter(brand=brand)
+    return Commission.objects.filter(brand=brand).select_related("order")

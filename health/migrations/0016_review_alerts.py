@@ -13,7 +13,7 @@ def give_existing_brands_the_review_alerts(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('health', '0014_platform_change_endpoints'),
+        ('health', '0015_review_endpoint'),
     ]
 
     operations = [
