@@ -70,6 +70,8 @@ def test_an_overdue_incident_page_leads_to_the_review_page(alice_client, brand, 
     assert response.status_code == 200
     assert "1 held commission has waited longer than your review time of 7 days" in text_of(response)
     assert f'href="/health/review/?brand={brand.pk}"' in response.content.decode()
+    card = alice_client.get("/health/alerts/").content.decode()  # the open incident's card
+    assert f'<a href="/health/review/?brand={brand.pk}">Held commissions →</a>' in card
 
 
 def test_a_refund_outlier_incident_names_her_and_leads_to_her_holds(
