@@ -28,8 +28,7 @@ from attribution.field_schemas import (
     whole_number_of_at_most,
 )
 from attribution.outcomes import Outcome, field_error
-from brands.emails import EmailHash, is_disposable
-from brands.hosts import hash_email
+from brands.emails import hash_with_verdict
 
 # --- the fields ------------------------------------------------------------------------------------
 
@@ -146,12 +145,8 @@ class EmailHashField(RuleField):
 
     def parse(self, value):
         email = parsing.parse_optional_email(value)
-        if not email:
-            return None
-        # issue 38: the disposable_email verdict is decided on the address, before it is hashed; only the
-        # verdict goes on with the hash (attribution.review.emails). A hash that came with one keeps it.
-        disposable = value.disposable if isinstance(value, EmailHash) else is_disposable(email)
-        return EmailHash(hash_email(email), disposable=disposable)
+        # issue 38: the throwaway-domain verdict, taken before hashing, goes on with the hash (brands.emails).
+        return hash_with_verdict(value, email) if email else None
 
     def json_schema(self):
         return nullable({"type": "string", "pattern": f"^{SPACE}*(?:{text_of_at_most(320)})?{SPACE}*$"}, self)

@@ -4,6 +4,8 @@ and carried with the hash; the kept list is the disposable-email-domains package
 
 from disposable_email_domains import blocklist
 
+from .hosts import hash_email
+
 
 class EmailHash(str):
     """The hash of a shopper's address (brands.hosts.hash_email) that also knows whether the address was at
@@ -34,3 +36,10 @@ def verdict(value) -> bool:
     """The verdict an email hash carries; False for a hash that came without one (an address sent already
     hashed, as a replayed or spooled body writes it)."""
     return bool(getattr(value, "disposable", False))
+
+
+def hash_with_verdict(value, address: str) -> EmailHash:
+    """The hash of `address` (brands.hosts.hash_email) with its verdict; a `value` that already carries one (a
+    platform's address, judged by its receiver before it hashed it) keeps it."""
+    disposable = value.disposable if isinstance(value, EmailHash) else is_disposable(address)
+    return EmailHash(hash_email(address), disposable=disposable)

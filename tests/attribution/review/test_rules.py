@@ -8,7 +8,9 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Commission, ReviewSettings
-from attribution.review import figures
+from attribution.review import config, figures
+from attribution.review.rules import click_reuse
+from attribution.review.runner import Case
 from health.log.models import OutcomeEvent
 from tests.attribution.review.conftest import ANA_EMAIL
 from tests.attribution.review.helpers import (
@@ -228,3 +230,24 @@ def test_a_clean_order_of_a_brand_with_every_rule_off_reads_no_probe(confirm, pr
     for n in range(7):
         tracked(confirm(order(orderId=f"A-{n}", clickId=click.click_id)))
     assert not Commission.objects.filter(state=HELD).exists()
+
+
+def test_a_decision_without_the_clicks_count_probes_for_it(prop, ana):
+    """A reconciliation's batch lookups read clicks without their orders of the hour: the rule counts them."""
+    click = click_of(prop, ana)
+    for _ in range(5):
+        OrderFactory(brand=prop.brand, click=click, received_at=timezone.now() - timedelta(minutes=10))
+    case = Case(
+        brand_id=prop.brand.id,
+        creator_id=ana.pk,
+        creator_name="Ana",
+        creator_email_hash="",
+        attribution="click",
+        at=timezone.now(),
+        click_pk=click.pk,
+        click_id=click.click_id,
+    )
+
+    assert click_reuse.judge(case, config.review_of(prop.brand.id)).startswith(
+        f"click {click.click_id}: 5 orders"
+    )
