@@ -74,9 +74,9 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
                 }
                 for m in commission.state_changes.all()
             ]
-            # A pending commission has no moves unless a release moved it back (issue 38), which changed it
-            # since its creation; an untouched one skips the query.
-            if commission.state != State.PENDING or commission.updated_at != commission.created_at
+            # A pending commission has no moves unless a review released it (issue 38: its trace then has the
+            # hold); one never held skips the query.
+            if commission.state != State.PENDING or holds_in(order.trace)
             else [],
             # issue 38: its review holds, read only when its trace says a rule held it (docs/review.md).
             "holds": review_holds.shown_all(commission) if holds_in(order.trace) else [],
