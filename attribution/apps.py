@@ -6,4 +6,6 @@ class AttributionConfig(AppConfig):
     verbose_name = "Attribution"
 
     def ready(self):
-        from .review import signals  # noqa: F401  (issue 38: a brand's review copy forgotten on edits)
+        # The storefront platforms register their endpoints and labels (attribution.platforms.registry).
+        from attribution.platforms import registry  # noqa: F401
+        from attribution.review import signals  # noqa: F401  (issue 38: a brand's review copy forgotten on edits)

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
-from attribution.billing import lock_due_commissions
+from attribution.billing.writers import lock_due_commissions
 from attribution.models import Reconciliation
 from attribution.reconciliation import applying
 from attribution.replay import replay_all

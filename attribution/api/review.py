@@ -8,8 +8,8 @@ from drf_spectacular.utils import extend_schema
 from attribution.api import schema
 from attribution.api.views import _KeyedEventView
 from attribution.outcomes import Outcome
+from attribution.outcomes.endpoints import Endpoint
 from attribution.review import decisions
-from health.log.models import Endpoint
 
 
 @extend_schema(methods=["POST"], **schema.REVIEW)
@@ -18,6 +18,9 @@ class ReviewView(_KeyedEventView):
 
     endpoint = Endpoint.REVIEW
     database_failure = Outcome.HANDLER_ERROR
+    # A review that failed is not kept for replay: nothing was decided, and the brand sends it again (a
+    # decision already taken answers not_held). Its outcome row is written as any other's.
+    replayable = False
 
     def handle(self, request, payload, received_at, receipt):
         return decisions.review_order(
@@ -27,9 +30,3 @@ class ReviewView(_KeyedEventView):
             request_id=getattr(request._request, "request_id", ""),
             receipt=receipt,
         )
-
-    @staticmethod
-    def _spool(write, **kwargs) -> bool:
-        """A review that failed is not kept for replay: nothing was decided, and the brand sends it again
-        (a decision already taken answers not_held)."""
-        return False

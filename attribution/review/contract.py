@@ -1,8 +1,9 @@
-"""POST /api/Affiliates/review's fields, as field rules (attribution.serializers): the contract the decision
+"""POST /api/Affiliates/review's fields, as field rules (attribution.contract.serializers): the contract the decision
 service runs (`check()`) and the OpenAPI schema documents."""
 
-from attribution import examples, parsing
-from attribution.serializers import FlagField, OrderIdField, RequestSerializer, RuleField
+from attribution import parsing
+from attribution.contract import examples
+from attribution.contract.serializers import FlagField, OrderIdField, RequestSerializer, RuleField
 
 DECISIONS = ("release", "reject")
 

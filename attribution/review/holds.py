@@ -1,4 +1,4 @@
-"""The hold rows of a held commission, written with it (attribution.store, attribution.joins) from the review
+"""The hold rows of a held commission, written with it (attribution.orders.store, attribution.orders.joins) from the review
 steps of its order's trace, and the holds as the read API shows them."""
 
 import json
@@ -22,7 +22,7 @@ def as_json(order: dict) -> str:
     return json.dumps([{"rule": s["result"], "detail": s["detail"]} for s in holds_in(order["trace"])])
 
 
-# PostgreSQL: the held commission's holds inside attribution.store's statement, after new_commission.
+# PostgreSQL: the held commission's holds inside attribution.orders.store's statement, after new_commission.
 STATEMENT_PART = f"""new_holds AS (
     INSERT INTO {CommissionHold._meta.db_table} (brand_id, commission_id, rule, detail, held_at, decision, note, via, request_id)
     SELECT new_commission.brand_id, new_commission.id, h.rule, h.detail, new_commission.created_at, '', '', '', ''

@@ -11,7 +11,7 @@ from .rules import click_reuse, code_leak, disposable_email, refund_rate, self_r
 
 RULES = (self_referral, disposable_email, code_leak, refund_rate, click_reuse)
 
-SIGNAL = "review"  # the trace's signal of a hold (attribution.trace)
+SIGNAL = "review"  # the trace's signal of a hold (attribution.orders.trace)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def holds_in(trace: list[dict]) -> list[dict]:
 
 
 def review_decision(*, brand_id: int, fields, decision, at: datetime) -> list[dict]:
-    """The hook in the order's decision (attribution.orders._rows, for a tracked order): the case from the
+    """The hook in the order's decision (attribution.orders.decision.rows_to_store, for a tracked order): the case from the
     confirmation's fields and the decision, and the holds' trace steps."""
     click, code = decision.click, decision.discount_code
     return review(

@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncHour
 
-from attribution import spool
+from attribution.durability import spool
 from attribution.models import Reconciliation
+from attribution.outcomes.endpoints import Endpoint
 from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import (
     ACTION_CODES,
@@ -30,7 +31,7 @@ from health.alerts.rules import (
     floor_hour,
     is_silence_candidate,
 )
-from health.log.models import Endpoint, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
+from health.log.models import HourlyOutcomeCount, OutcomeEvent, RollupWatermark
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
@@ -52,7 +53,7 @@ def read_facts(
         ]
         _add_history(facts, candidates, now)
         _add_capture_runs(facts, now)
-    # What the servers' last replay runs left waiting (attribution.spool.backlog), not this machine's disk.
+    # What the servers' last replay runs left waiting (attribution.durability.spool.backlog), not this machine's disk.
     waiting = spool.backlog()
     service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
     return facts, service

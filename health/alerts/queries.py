@@ -8,8 +8,8 @@ from django.db.models import Prefetch
 
 from brands.models import Brand
 from health.alerts.descriptions import describe
+from health.alerts.messages import recipients
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
-from health.alerts.notifications import recipients
 from health.alerts.rules import Description
 
 RECENT_INCIDENTS = 30

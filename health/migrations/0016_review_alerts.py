@@ -13,7 +13,7 @@ def give_existing_brands_the_review_alerts(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('health', '0015_review_endpoint'),
+        ('health', '0015_endpoint_names_as_plain_text'),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from attribution import spool
+from attribution.durability import spool
 from health.alerts.evaluation import evaluate
 from health.alerts.models import AlertRuleSet, Incident, Notification
 from tests import factories
