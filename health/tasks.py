@@ -8,10 +8,12 @@ never start one scheduled run twice (django-q picks due schedules under SELECT .
 task is safe to run twice at once all the same (a task that outlives the runner's retry is run again).
 """
 
+import io
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
+from django.core.management import call_command
 from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
@@ -65,6 +67,14 @@ def replay_spool() -> str:
 def lock_commissions() -> str:
     run = lock_due_commissions(now=timezone.now())
     return f"Locked {run.locked} commissions onto {len(run.statements)} statements."
+
+
+def refresh_review_figures() -> str:
+    """The review figures' flags (attribution.review.figures): what the code_leak and refund_rate rules hold
+    new orders by, and the code leak and refund-rate alerts open incidents on."""
+    out = io.StringIO()
+    call_command("refresh_review_figures", stdout=out)
+    return out.getvalue().strip()
 
 
 def prune_outcomes() -> str:
@@ -126,6 +136,7 @@ SCHEDULES = [
     Plan("Replay the spool", "health.tasks.replay_spool", minutes=1),
     Plan("Lock commissions", "health.tasks.lock_commissions", minutes=5),
     Plan("Carry on reconciliation applies", "health.tasks.continue_reconciliations", minutes=1),
+    Plan("Refresh the review figures", "health.tasks.refresh_review_figures", daily_at=time(2, 30)),
     Plan("Prune the outcome log (400 days)", "health.tasks.prune_outcomes", daily_at=time(3, 30)),
     Plan("Make the outcome log partitions ahead", "health.tasks.make_outcome_partitions", daily_at=time(3)),
     Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),

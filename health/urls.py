@@ -3,7 +3,7 @@ templates/base.html's nav."""
 
 from django.urls import path
 
-from health.pages import account, events, order, portfolio, reconcile, setup, statements
+from health.pages import account, events, order, portfolio, reconcile, review, setup, statements
 from health.pages import alerts as alert_pages
 
 app_name = "health"
@@ -32,4 +32,8 @@ urlpatterns = [
     path("reconcile/<int:pk>/", reconcile.reconciliation, name="reconciliation"),
     path("reconcile/<int:pk>/apply/", reconcile.apply, name="reconciliation_apply"),
     path("reconcile/<int:pk>/differences.csv", reconcile.differences_csv, name="reconciliation_export"),
+    # Review holds: the held commissions and the decisions on them, the brand's review settings.
+    path("review/", review.review, name="review"),
+    path("review/decide/", review.decide, name="review_decide"),
+    path("review/settings/", review.review_settings, name="review_settings"),
 ]

@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from config.lib.admin import ReadOnlyAdmin, admin_link
+from health.alerts.descriptions import describe
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
-from health.alerts.rules import describe
 from health.alerts.webhooks import new_secret
 
 
@@ -33,6 +33,9 @@ class AlertRuleSetAdmin(admin.ModelAdmin):
         ("Silence", {"fields": ["silence_enabled", "silence_floor_minutes", "silence_usual_orders"]}),
         ("Problem spike", {"fields": ["spike_enabled", "spike_percent", "spike_min_events"]}),
         ("New problem", {"fields": ["new_problem_enabled", "new_problem_count"]}),
+        ("Capture rate", {"fields": ["capture_enabled", "capture_drop_points", "capture_normal_percent"]}),
+        # Their thresholds are the brand's review settings (Attribution › Review settings).
+        ("Review", {"fields": ["review_overdue_enabled", "code_leak_enabled", "refund_outlier_enabled"]}),
     ]
 
 

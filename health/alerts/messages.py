@@ -8,8 +8,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from health.alerts.descriptions import describe
 from health.alerts.models import Delivery, Notification
-from health.alerts.rules import describe
 
 
 def brand_of(delivery: Delivery):

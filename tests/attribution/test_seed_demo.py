@@ -83,7 +83,9 @@ def test_the_document_has_every_key_of_the_spec(world):
             ["valid", "valid_secondary", "expired", "other_brand", "banned_creator", "unknown", "handoff"],
             "str",
         ),
-        "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"),
+        "codes": dict.fromkeys(
+            ["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"
+        ),
         "shoppers": {"known_email": "str"},
         "holds": {"code": "str", "creator_email": "str"},
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
@@ -288,6 +290,7 @@ def test_the_summary_shows_logins_the_main_key_and_a_curl_line_that_tracks(tmp_p
     for name in ("main", "other", "admin"):
         assert f"{world['users'][name]['username']} / {world['users'][name]['password']}" in text
     assert world["brands"]["main"]["developer_key"] in text
+    assert "http://127.0.0.1:8000/health/review/" in text
     [curl] = [line.strip() for line in text.splitlines() if line.strip().startswith("curl ")]
     body = json.loads(curl.split(" -d ", 1)[1].strip("'"))
     assert "http://127.0.0.1:8000/api/order_confirmation" in curl

@@ -55,9 +55,7 @@ def test_a_health_page_reads_the_replica(replica_on, alice_signed_in, clock):
 
 
 def test_an_export_reads_the_replica(replica_on, alice_signed_in, clock):
-    response, on_primary, on_replica = queries_by_alias(
-        lambda: alice_signed_in.get("/health/export.csv")
-    )
+    response, on_primary, on_replica = queries_by_alias(lambda: alice_signed_in.get("/health/export.csv"))
 
     assert response.status_code == 200
     assert on_replica > 0 and on_primary == 0
