@@ -1,0 +1,238 @@
+"""Reads behind the Creators page and its CSV (docs/health.md, "Creators"): every creator of a brand on one
+row for a period, from a fixed number of grouped queries however many creators the brand has.
+
+An order counts in the period it was received in (its commission is created with it). Its figures are read
+from its commission as it is now: a cancel or an update after the period still moves them.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
+from django.db.models.functions import Lower
+
+from attribution.models import Click, Commission, Order
+from brands.models import Brand, Creator, DiscountCode
+from health.pages.creator_period import LocalPeriod
+
+State = Commission.State
+ZERO = Decimal(0)
+# Written as strings: the held state is issue 38's (attribution.models.Commission.State.HELD).
+HELD = "held"
+EARNED = (State.LOCKED, State.PAID)
+
+
+@dataclass
+class Money:
+    """One creator's (or the brand's) figures in one currency."""
+
+    revenue: Decimal = ZERO  # order totals now, of orders not cancelled
+    standing: int = 0  # orders not cancelled: the average's denominator
+    earned: Decimal = ZERO  # commissions locked or paid, at their amount now
+    pending: Decimal = ZERO
+    held: Decimal = ZERO
+    paid: Decimal = ZERO  # the amounts statements paid, of commissions not cancelled since
+
+    @property
+    def average(self) -> Decimal | None:
+        return self.revenue / self.standing if self.standing else None
+
+    def add(self, other: "Money") -> None:
+        for name in ("revenue", "standing", "earned", "pending", "held", "paid"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class Counts:
+    """The counts of one creator's orders (or the brand's), whatever their currency."""
+
+    orders: int = 0  # attributed orders received in the period
+    cancelled: int = 0  # of which cancelled since
+    refunded: int = 0  # of which not cancelled, but their total now below the one received (a partial refund)
+    by_click: int = 0
+    by_code: int = 0
+    by_shopper: int = 0
+    with_code: int = 0  # carried one of her codes, whatever attributed them
+    code_only: int = 0  # attributed by her code: no click of hers came with them (see code_only_share)
+    returning: int = 0  # the shop said the shopper had ordered before
+
+    NAMES = (
+        "orders",
+        "cancelled",
+        "refunded",
+        "by_click",
+        "by_code",
+        "by_shopper",
+        "with_code",
+        "code_only",
+        "returning",
+    )
+
+    def add(self, other: "Counts") -> None:
+        for name in self.NAMES:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @property
+    def new(self) -> int:
+        return self.orders - self.returning
+
+    def share(self, name: str) -> float | None:
+        """`name`'s count as a percentage of the orders, None without orders."""
+        return 100 * getattr(self, name) / self.orders if self.orders else None
+
+    @property
+    def code_only_share(self) -> float | None:
+        """Of the orders that carried her code, the share that came without a click of hers: a code shared
+        where she is not (a coupon site) raises it. An order with her click and her code is attributed by the
+        click (the decision tries the click first), so a code-attributed order never had a click of hers."""
+        return 100 * self.code_only / self.with_code if self.with_code else None
+
+    @property
+    def refund_rate(self) -> float | None:
+        """Cancelled or refunded, as a percentage of the orders."""
+        return 100 * (self.cancelled + self.refunded) / self.orders if self.orders else None
+
+
+@dataclass
+class CreatorRow:
+    creator_id: int | None  # None for the totals row
+    name: str
+    is_active: bool = True
+    clicks: int | None = 0  # None in the test namespace: clicks are not test or live
+    counts: Counts = field(default_factory=Counts)
+    money: dict[str, Money] = field(default_factory=dict)  # currency -> figures
+
+    @property
+    def conversion(self) -> float | None:
+        """Orders per click, as a percentage, where there were clicks."""
+        return 100 * self.counts.orders / self.clicks if self.clicks else None
+
+    def money_in(self, currency: str) -> Money:
+        return self.money.get(currency) or Money()
+
+
+@dataclass
+class CreatorTable:
+    rows: list[CreatorRow]
+    totals: CreatorRow
+    currencies: list[str]
+
+
+def attributed_orders(brand: Brand, period: LocalPeriod, *, is_test: bool):
+    """The brand's orders of the period with a commission (attributed), in one namespace. Served by
+    order_brand_time_idx (brand, -received_at); the commission is joined by its unique order."""
+    return Order.objects.filter(
+        brand=brand,
+        is_test=is_test,
+        received_at__gte=period.start,
+        received_at__lt=period.end,
+        commission__isnull=False,
+    )
+
+
+def _carries_her_code():
+    """The order's code, as sent, is one of its creator's codes (code_unique_ci_per_brand: lower(code), brand)."""
+    return Exists(
+        DiscountCode.objects.annotate(lowered=Lower("code")).filter(
+            brand_id=OuterRef("brand_id"),
+            creator_id=OuterRef("commission__creator_id"),
+            lowered=Lower(OuterRef("code_sent")),
+        )
+    )
+
+
+def figures_by(orders, *keys: str):
+    """Counts and money of `orders` grouped by `keys` (plus the currency): one grouped query."""
+    state = "commission__state"
+    standing = ~Q(**{state: State.CANCELLED})
+    return (
+        orders.annotate(her_code=_carries_her_code())
+        .order_by()
+        .values(*keys, "currency")
+        .annotate(
+            orders=Count("pk"),
+            cancelled=Count("pk", filter=Q(**{state: State.CANCELLED})),
+            refunded=Count("pk", filter=standing & Q(commission__order_amount__lt=F("amount"))),
+            by_click=Count("pk", filter=Q(attribution="click")),
+            by_code=Count("pk", filter=Q(attribution="code")),
+            by_shopper=Count("pk", filter=Q(attribution="shopper")),
+            with_code=Count("pk", filter=Q(attribution="code") | (~Q(code_sent="") & Q(her_code=True))),
+            code_only=Count("pk", filter=Q(attribution="code")),
+            returning=Count("pk", filter=Q(is_returning_customer=True)),
+            standing=Count("pk", filter=standing),
+            revenue=Sum("commission__order_amount", filter=standing),
+            earned=Sum("commission__amount", filter=Q(**{f"{state}__in": EARNED})),
+            pending=Sum("commission__amount", filter=Q(**{state: State.PENDING})),
+            held=Sum("commission__amount", filter=Q(**{state: HELD})),
+            paid=Sum("commission__paid_amount", filter=Q(**{state: State.PAID})),
+        )
+    )
+
+
+def _split(row: dict) -> tuple[Counts, Money]:
+    counts = Counts(**{name: row[name] for name in Counts.NAMES})
+    money = Money(
+        revenue=row["revenue"] or ZERO,
+        standing=row["standing"],
+        earned=row["earned"] or ZERO,
+        pending=row["pending"] or ZERO,
+        held=row["held"] or ZERO,
+        paid=row["paid"] or ZERO,
+    )
+    return counts, money
+
+
+def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> CreatorTable:
+    """One row per creator of the brand (those without orders too), and the brand's totals. Three
+    queries: the creators, the clicks per creator (live only), the orders' figures per creator and currency."""
+    rows = {
+        pk: CreatorRow(pk, name, is_active, clicks=None if is_test else 0)
+        for pk, name, is_active in Creator.objects.filter(brand=brand)
+        .order_by("name", "pk")
+        .values_list("pk", "name", "is_active")
+    }
+    if not is_test:
+        # click_brand_time_idx (brand, -clicked_at): the period's clicks, counted per creator.
+        for creator_id, n in (
+            Click.objects.filter(brand=brand, clicked_at__gte=period.start, clicked_at__lt=period.end)
+            .order_by()
+            .values("creator_id")
+            .annotate(n=Count("pk"))
+            .values_list("creator_id", "n")
+        ):
+            if creator_id in rows:
+                rows[creator_id].clicks = n
+    totals = CreatorRow(None, "All creators", clicks=None if is_test else 0)
+    currencies = set()
+    for row in figures_by(attributed_orders(brand, period, is_test=is_test), "commission__creator_id"):
+        line = rows.get(row["commission__creator_id"])
+        if line is None:  # a creator deleted since: her commissions keep her (PROTECT), so never
+            continue
+        counts, money = _split(row)
+        line.counts.add(counts)
+        line.money.setdefault(row["currency"], Money()).add(money)
+        currencies.add(row["currency"])
+    for line in rows.values():
+        totals.counts.add(line.counts)
+        if line.clicks is not None:
+            totals.clicks += line.clicks
+        for currency, money in line.money.items():
+            totals.money.setdefault(currency, Money()).add(money)
+    return CreatorTable(list(rows.values()), totals, sorted(currencies))
+
+
+def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
+    """Each brand's live attributed revenue and commission since `period_start`, per currency: one grouped
+    query for the portfolio (brand -> currency -> Money)."""
+    orders = Order.objects.filter(
+        brand__in=brands,
+        is_test=False,
+        received_at__gte=period_start,
+        received_at__lt=now,
+        commission__isnull=False,
+    )
+    out: dict[int, dict[str, Money]] = defaultdict(dict)
+    for row in figures_by(orders, "brand_id"):
+        out[row["brand_id"]][row["currency"]] = _split(row)[1]
+    return out
