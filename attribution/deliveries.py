@@ -59,6 +59,7 @@ class PlatformOrder:
     changed_at: datetime | None = None
     # The platform's names of the fields read, for the answers: {"order_id": "id", "amount": "subtotal_price"}.
     names: dict = field(default_factory=dict)
+    referring_site: str = ""  # issue 38: the site that referred the shopper, as sent (the code_leak rule)
 
 
 @dataclass
@@ -354,6 +355,7 @@ def _record(
         "code": _pick_code(delivery, lookups),
         "customer_email": order.email,
         "clickId": _pick_click(delivery, lookups),
+        "referring_site": order.referring_site,  # issue 38: read by the decision only for a platform's order
     }
     judged_at = min(order.placed_at, received_at) if order.placed_at else received_at
     if receipt is not None and delivery.warnings:

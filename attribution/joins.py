@@ -28,6 +28,7 @@ from . import store
 from . import trace as why
 from .models import Commission, Order
 from .outcomes import Outcome, Result, say
+from .review import holds as review_holds
 from .store import OrderRows
 
 
@@ -105,7 +106,9 @@ def write_order(
         else:
             pk = _insert_order(**order)
             if pk is not None and rows.commission is not None:
-                _insert_commission(order_id=pk, **rows.commission)
+                commission_pk = _insert_commission(order_id=pk, **rows.commission)
+                if review_holds.is_held(rows.commission):  # issue 38: a held commission's holds
+                    review_holds.write(commission_pk, order, rows.commission)
         answer = (
             result
             if pk is not None
@@ -170,7 +173,9 @@ def _join(rows: OrderRows, result: Result, *, via_platform: bool, platform: str,
                 "created_at": incoming["received_at"],
                 "updated_at": incoming["received_at"],
             }
-            _insert_commission(order_id=stored.pk, **made)
+            commission_pk = _insert_commission(order_id=stored.pk, **made)
+            if review_holds.is_held(made):  # issue 38: a held commission's holds
+                review_holds.write(commission_pk, judged.order, made)
         if via_platform:
             answer = result.set(judged.outcome, judged.text)
     else:

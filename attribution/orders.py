@@ -24,6 +24,8 @@ from .models import Attribution, Click, Order
 from .money import commission_amount
 from .outcomes import Outcome, Result, say
 from .parsing import loads_strict
+from .review import holds as review_holds
+from .review.runner import review_decision
 from .serializers import OrderConfirmationSerializer
 
 logger = logging.getLogger(__name__)
@@ -43,6 +45,7 @@ class _Confirmation:
     email_hash: str | None
     return_window_closes_at: datetime | None
     warnings: list = field(default_factory=list)
+    referring_site: str = ""  # issue 38: a platform's order's referring site (the code_leak rule)
 
 
 @dataclass
@@ -52,6 +55,8 @@ class _Decision:
     click: Click | None = None
     discount_code: DiscountCode | None = None
     creator_id: int | None = None
+    creator_name: str = ""  # issue 38: the credited creator, as the review rules read her
+    creator_email_hash: str = ""
     detail: str = ""
     trace: list = field(default_factory=list)  # attribution.trace: the signals consulted, in order
 
@@ -138,6 +143,8 @@ def _judge(
     if fields is None:
         return result, None
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
+    if via_platform:  # issue 38: only a platform's order names a referring site (attribution.deliveries)
+        fields.referring_site = _referring_site(payload)
 
     if brand is None:
         return result.set(Outcome.UNRESOLVED_DOMAIN, _unresolved_text(payload, resolution)), None
@@ -245,7 +252,11 @@ _click = SelectStatement(
     "click",
     f"FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id "
     "WHERE click.click_id = %s",
-    extra={"creator_is_active": "creator.is_active", "creator_name": "creator.name"},
+    extra={
+        "creator_is_active": "creator.is_active",
+        "creator_name": "creator.name",
+        "creator_email_hash": "creator.email_hash",
+    },
 )
 # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides are
 # lowered by the database, so a code matches exactly when the constraint would call it the same code.
@@ -255,7 +266,11 @@ _discount_code = SelectStatement(
     f"FROM {DiscountCode._meta.db_table} code "
     f"LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id "
     "WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)",
-    extra={"creator_is_active": "creator.is_active", "creator_name": "creator.name"},
+    extra={
+        "creator_is_active": "creator.is_active",
+        "creator_name": "creator.name",
+        "creator_email_hash": "creator.email_hash",
+    },
 )
 
 
@@ -324,7 +339,13 @@ def _decide(
         else:
             trace.append(why.click_attributed(click.click_id, click.creator_name, elapsed, window))
             return _Decision(
-                Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id, trace=trace
+                Outcome.TRACKED,
+                Attribution.CLICK,
+                click=click,
+                creator_id=click.creator_id,
+                creator_name=click.creator_name,
+                creator_email_hash=getattr(click, "creator_email_hash", "") or "",
+                trace=trace,
             )
 
     if fields.code:
@@ -338,7 +359,13 @@ def _decide(
         else:
             trace.append(why.code_attributed(code.code, code.creator_name))
             return _Decision(
-                Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id, trace=trace
+                Outcome.TRACKED,
+                Attribution.CODE,
+                discount_code=code,
+                creator_id=code.creator_id,
+                creator_name=code.creator_name,
+                creator_email_hash=getattr(code, "creator_email_hash", "") or "",
+                trace=trace,
             )
         if fallback is None:
             if code is None:
@@ -351,7 +378,14 @@ def _decide(
         shopper = lookups.shopper(brand.id, fields.email_hash)
         if shopper is not None:
             trace.append(why.shopper_attributed(shopper.creator.name))
-            return _Decision(Outcome.TRACKED, Attribution.SHOPPER, creator_id=shopper.creator_id, trace=trace)
+            return _Decision(
+                Outcome.TRACKED,
+                Attribution.SHOPPER,
+                creator_id=shopper.creator_id,
+                creator_name=shopper.creator.name,
+                creator_email_hash=shopper.creator.email_hash,
+                trace=trace,
+            )
         trace.append(why.shopper_not_known())
 
     return _Decision(fallback or Outcome.NO_ATTRIBUTION, trace=trace)
@@ -377,6 +411,7 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
             code=code,
             email_hash=email_hash,
             return_window_closes_at=order["return_window_closes_at"],
+            referring_site=_referring_site(payload),
         )
         resolution = Resolution(host=host, brand=brand, property_id=property_id)
 
@@ -403,6 +438,12 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
         return joins.Judged(decision.outcome, _message(decision), decided, commission)
 
     return rejudge
+
+
+def _referring_site(payload: dict) -> str:
+    """The referring site a platform's order names (attribution.deliveries puts it in the payload)."""
+    site = payload.get("referring_site")
+    return site[:2048] if isinstance(site, str) else ""
 
 
 def _host_of(property_id: int | None) -> str:
@@ -507,4 +548,9 @@ def _rows(*, brand, resolution, fields, decision, received_at) -> tuple[dict, di
             "created_at": received_at,
             "updated_at": received_at,
         }
+        # issue 38: the review rules, in the decision of every way in (docs/review.md); a flagged commission
+        # is created held, with each hold's evidence in the order's trace.
+        holds = review_decision(brand_id=brand.id, fields=fields, decision=decision, at=received_at)
+        if holds:
+            review_holds.mark(order, commission, holds)
     return order, commission

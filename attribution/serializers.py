@@ -28,6 +28,7 @@ from attribution.field_schemas import (
     whole_number_of_at_most,
 )
 from attribution.outcomes import Outcome, field_error
+from attribution.review.emails import EmailHash, is_disposable
 from brands.hosts import hash_email
 
 # --- the fields ------------------------------------------------------------------------------------
@@ -145,7 +146,12 @@ class EmailHashField(RuleField):
 
     def parse(self, value):
         email = parsing.parse_optional_email(value)
-        return hash_email(email) if email else None
+        if not email:
+            return None
+        # issue 38: the disposable_email verdict is decided on the address, before it is hashed; only the
+        # verdict goes on with the hash (attribution.review.emails). A hash that came with one keeps it.
+        disposable = value.disposable if isinstance(value, EmailHash) else is_disposable(email)
+        return EmailHash(hash_email(email), disposable=disposable)
 
     def json_schema(self):
         return nullable({"type": "string", "pattern": f"^{SPACE}*(?:{text_of_at_most(320)})?{SPACE}*$"}, self)

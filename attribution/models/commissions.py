@@ -15,6 +15,7 @@ class Commission(models.Model):
 
     class State(models.TextChoices):
         PENDING = "pending", "Pending"
+        HELD = "held", "Held for review"  # issue 38: a review rule flagged it (attribution.review)
         LOCKED = "locked", "Locked"
         PAID = "paid", "Paid"
         CANCELLED = "cancelled", "Cancelled"
@@ -29,7 +30,10 @@ class Commission(models.Model):
     # The moves of docs/decisions.md ("Commission states"), plus paid -> cancelled: a cancel after payment
     # cancels the commission and claws its amount back on the next open statement (attribution.billing);
     # anything else is refused.
+    # A held commission is released to pending or rejected to cancelled (attribution.review.decisions); a
+    # brand's cancel works on it as on a pending one, and nothing locks it while it is held.
     TRANSITIONS = {
+        State.HELD: {State.PENDING, State.CANCELLED},
         State.PENDING: {State.LOCKED, State.CANCELLED},
         State.LOCKED: {State.PAID, State.CANCELLED},
         State.PAID: {State.CANCELLED},
@@ -69,12 +73,12 @@ class Commission(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="commission_state_valid",
-                condition=models.Q(state__in=["pending", "locked", "paid", "cancelled"]),
+                condition=models.Q(state__in=["pending", "held", "locked", "paid", "cancelled"]),
             ),
             # Nothing locked is ever off a statement, nothing pending is on one (docs/billing.md).
             models.CheckConstraint(
                 name="commission_on_statement_once_locked",
-                condition=models.Q(state="pending", statement__isnull=True)
+                condition=models.Q(state__in=["pending", "held"], statement__isnull=True)
                 | models.Q(state__in=["locked", "paid"], statement__isnull=False)
                 | models.Q(state="cancelled"),
             ),
@@ -148,7 +152,8 @@ class Commission(models.Model):
         )
         read = {"state": old.value, "updated_at": self.updated_at}
         self.state, self.updated_at = state, at
-        setattr(self, _STAMPS[state], at)
+        if state in _STAMPS:  # a release (held -> pending) stamps nothing but updated_at
+            setattr(self, _STAMPS[state], at)
         if state == self.State.LOCKED:
             self.statement = statement
         if state == self.State.PAID:
@@ -205,6 +210,8 @@ class CommissionStateChange(models.Model):
         LOCK = "lock_commissions", "Return window closed (lock_commissions)"
         PAYMENT = "pay_statement", "Statement paid"
         RECONCILIATION = "reconciliation", "Order book reconciliation"
+        REVIEW_RELEASE = "review_release", "Hold released after review"
+        REVIEW_REJECT = "review_reject", "Hold rejected after review"
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     commission = models.ForeignKey(
@@ -225,8 +232,8 @@ class CommissionStateChange(models.Model):
             ),
             models.CheckConstraint(
                 name="statechange_states_valid",
-                condition=models.Q(from_state__in=["pending", "locked", "paid"])
-                & models.Q(to_state__in=["locked", "paid", "cancelled"]),
+                condition=models.Q(from_state__in=["pending", "held", "locked", "paid"])
+                & models.Q(to_state__in=["pending", "locked", "paid", "cancelled"]),
             ),
         ]
         indexes = [
@@ -267,3 +274,4 @@ _STAMPS = {
 }
 _EXTRA = {Commission.State.LOCKED: ["statement"], Commission.State.PAID: ["paid_amount"]}
 _MOVED = {state: ["state", "updated_at", stamp, *_EXTRA.get(state, [])] for state, stamp in _STAMPS.items()}
+_MOVED[Commission.State.PENDING] = ["state", "updated_at"]

@@ -36,6 +36,7 @@ from attribution.deliveries import Action, Delivery, PlatformOrder
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
+from attribution.review.emails import EmailHash, is_disposable
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import hashed, keep_platform_body
@@ -386,7 +387,8 @@ def email_kept(*values) -> str | None:
     """The first address given, as the service keeps it (its hash); the address itself goes no further."""
     for value in values:
         if isinstance(value, str) and "@" in value:
-            return hashed(value)
+            # issue 38: the throwaway-domain verdict is decided here, before the address is hashed.
+            return EmailHash(hashed(value), disposable=is_disposable(value))
     return None
 
 

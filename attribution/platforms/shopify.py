@@ -110,6 +110,7 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         placed_at=moment(order.get("created_at")),
         changed_at=moment(order.get("updated_at")),
         names={"order_id": "name" if by_name else "id", "amount": amount_name},
+        referring_site=order.get("referring_site") if isinstance(order.get("referring_site"), str) else "",
     )
 
 

@@ -1,0 +1,32 @@
+"""The disposable_email rule's verdict, decided on the address before it is hashed (the address is never
+kept, docs/decisions.md "Known shoppers"), and carried with the hash."""
+
+from disposable_email_domains import blocklist
+
+
+class EmailHash(str):
+    """The hash of a shopper's address (brands.hosts.hash_email) that also knows whether the address was at
+    a throwaway domain: it is the hash wherever the hash is read, and the verdict is all that is left of
+    the address's domain."""
+
+    disposable: bool
+
+    def __new__(cls, digest: str, *, disposable: bool):
+        value = super().__new__(cls, digest)
+        value.disposable = disposable
+        return value
+
+
+def is_disposable(address: str) -> bool:
+    """The address's domain (or a parent of it) is on the kept list of throwaway-address domains."""
+    domain = address.strip().lower().rpartition("@")[2].rstrip(".")
+    if not domain:
+        return False
+    labels = domain.split(".")
+    return any(".".join(labels[index:]) in blocklist for index in range(len(labels) - 1))
+
+
+def verdict(value) -> bool:
+    """The verdict an email hash carries; False for a hash that came without one (an address sent already
+    hashed, as a replayed or spooled body writes it)."""
+    return bool(getattr(value, "disposable", False))
