@@ -18,8 +18,8 @@ from health.pages.creator_period import LocalPeriod
 
 State = Commission.State
 ZERO = Decimal(0)
-# Written as strings: the held state is issue 38's (attribution.models.Commission.State.HELD).
-HELD = "held"
+
+
 EARNED = (State.LOCKED, State.PAID)
 
 
@@ -164,7 +164,7 @@ def figures_by(orders, *keys: str):
             revenue=Sum("commission__order_amount", filter=standing),
             earned=Sum("commission__amount", filter=Q(**{f"{state}__in": EARNED})),
             pending=Sum("commission__amount", filter=Q(**{state: State.PENDING})),
-            held=Sum("commission__amount", filter=Q(**{state: HELD})),
+            held=Sum("commission__amount", filter=Q(**{state: State.HELD})),
             paid=Sum("commission__paid_amount", filter=Q(**{state: State.PAID})),
         )
     )

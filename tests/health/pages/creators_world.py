@@ -10,15 +10,18 @@ Acme's creators (commission 10%):
   A4  Oct 9  code     80 USD   new        locked Oct 20, paid Nov 3, cancelled Nov 12 (clawed back)
   A5  Oct 12 click    120 USD  new        carried "ana10"; updated to 60: refunded     pending 6
   A7  Oct 15 shopper  40 EUR   new        pending                                     pending 4 EUR
+  H1  Oct 16 click    70 USD   new        held (self_referral), waiting                held 7
+  H2  Oct 17 code     60 USD   new        held (code_leak), rejected: cancelled
   A6  Oct 15 click    999 USD  test order: only in the test figures                 pending 99.90
   A0  Sep 30 click    500 USD  before the period
 - Ben: no clicks. B1 Oct 20 click 300 USD pending 30.
 - Cleo: nothing.
 
-So, live, October: Ana 6 orders (conversion 60%), cancelled 1 and refunded 1 (33.3%), 3 by click, 2 by code,
-1 by known shopper; 3 carried her code, 2 of them without her click (code only 66.7%); 1 returning, 5 new.
-USD: revenue 100 + 200 + 50 + 60 = 410 over 4 standing orders (average 102.50); earned 30, pending 11,
-paid 10. EUR: revenue 40, pending 4. The brand: 7 orders, 2 cancelled or refunded (28.6%), USD revenue 710.
+So, live, October: Ana 8 orders (conversion 80%), cancelled 2 and refunded 1 (37.5%), 4 by click, 3 by code,
+1 by known shopper; 4 carried her code, 3 of them without her click (code only 75%); 1 returning, 7 new.
+USD: revenue 100 + 200 + 50 + 60 + 70 = 480 over 5 standing orders (average 96.00); earned 30, pending 11,
+held 7, paid 10. EUR: revenue 40, pending 4. The brand: 9 orders, 3 cancelled or refunded (33.3%), USD
+revenue 780.
 """
 
 from datetime import UTC, datetime
@@ -26,7 +29,7 @@ from decimal import Decimal
 
 from attribution import changes
 from attribution.billing import lock_due_commissions, month_of, pay_statement
-from attribution.models import Commission, Statement
+from attribution.models import Commission, CommissionHold, CommissionStateChange, Statement
 from attribution.money import commission_amount
 from tests import factories
 
@@ -62,6 +65,27 @@ def order(
         created_at=received_at,
         updated_at=received_at,
     )
+
+
+def held(commission, rule):
+    """The commission as the review rules create it: held, with its hold (attribution.review.holds)."""
+    Commission.objects.filter(pk=commission.pk).update(state=Commission.State.HELD)
+    CommissionHold.objects.create(
+        brand=commission.brand,
+        commission=commission,
+        rule=rule,
+        detail=f"{rule} evidence",
+        held_at=commission.created_at,
+    )
+    return Commission.objects.get(pk=commission.pk)
+
+
+def reject(commission, *, at):
+    """A reviewer's rejection: the hold decided, the commission cancelled with its history row."""
+    CommissionHold.objects.filter(commission=commission).update(
+        decision="rejected", note="coupon site", decided_at=at
+    )
+    commission.move_to(Commission.State.CANCELLED, at=at, cause=CommissionStateChange.Cause.REVIEW_REJECT)
 
 
 def build(brand, prop):
@@ -110,6 +134,11 @@ def build(brand, prop):
     order(brand, "A7", creator=ana, amount="40", received_at=at(10, 15), by="shopper", currency="EUR")
     order(brand, "A6", creator=ana, amount="999", received_at=at(10, 15), is_test=True)
     order(brand, "B1", creator=ben, amount="300", received_at=at(10, 20))
+    held(order(brand, "H1", creator=ana, amount="70", received_at=at(10, 16)), "self_referral")
+    rejected = held(
+        order(brand, "H2", creator=ana, amount="60", received_at=at(10, 17), by="code", discount_code=ana10),
+        "code_leak",
+    )
 
     lock_due_commissions(now=at(10, 20))  # A1, A4 (and A0) onto October's statement
     october = Statement.objects.get(brand=brand, month=month_of(at(10, 20)))
@@ -119,6 +148,7 @@ def build(brand, prop):
     changes.update_commission(
         key=key, payload={"order_id": "A5", "new_order_amount": 60, "currency": "USD"}, received_at=at(11, 13)
     )
+    reject(rejected, at=at(10, 18))
     states = dict(Commission.objects.values_list("order__order_id", "state"))
     assert states == {
         "A0": "paid",
@@ -130,6 +160,8 @@ def build(brand, prop):
         "A6": "pending",
         "A7": "pending",
         "B1": "pending",
+        "H1": "held",
+        "H2": "cancelled",
     }, states
     return {"Ana": ana, "Ben": ben, "Cleo": cleo}
 

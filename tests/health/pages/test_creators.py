@@ -37,14 +37,14 @@ def test_it_counts_each_creators_orders_clicks_and_paths(brand, world):
     table = creator_table(brand, october(), is_test=False)
     ana, ben, cleo = (rows_by_name(table)[n] for n in ("Ana", "Ben", "Cleo"))
 
-    assert (ana.clicks, ana.counts.orders, ana.conversion) == (10, 6, 60.0)
+    assert (ana.clicks, ana.counts.orders, ana.conversion) == (10, 8, 80.0)
     c = ana.counts
-    assert (c.cancelled, c.refunded) == (1, 1)
-    assert round(c.refund_rate, 1) == 33.3
-    assert (c.by_click, c.by_code, c.by_shopper) == (3, 2, 1)
-    assert (c.with_code, c.code_only) == (3, 2)
-    assert round(c.code_only_share, 1) == 66.7
-    assert (c.new, c.returning) == (5, 1)
+    assert (c.cancelled, c.refunded) == (2, 1)
+    assert c.refund_rate == 37.5
+    assert (c.by_click, c.by_code, c.by_shopper) == (4, 3, 1)
+    assert (c.with_code, c.code_only) == (4, 3)
+    assert c.code_only_share == 75.0
+    assert (c.new, c.returning) == (7, 1)
     assert (ben.clicks, ben.counts.orders, ben.conversion) == (0, 1, None)
     assert ben.counts.refund_rate == 0
     assert (cleo.clicks, cleo.counts.orders, cleo.counts.refund_rate, cleo.money) == (0, 0, None, {})
@@ -55,9 +55,10 @@ def test_it_sums_money_per_currency_with_cancels_after_payment_and_updates(brand
     ana = rows_by_name(table)["Ana"]
 
     usd, eur = ana.money["USD"], ana.money["EUR"]
-    # A4 was paid, then cancelled: out of revenue, earned and paid. A5's total is its update's (60).
-    assert (usd.revenue, usd.standing, usd.average) == (Decimal("410"), 4, Decimal("102.5"))
-    assert (usd.earned, usd.pending, usd.held, usd.paid) == (Decimal("30"), Decimal("11"), 0, Decimal("10"))
+    # A4 was paid, then cancelled: out of revenue, earned and paid. A5's total is its update's (60). H1 is held;
+    # H2 was held, then rejected.
+    assert (usd.revenue, usd.standing, usd.average) == (Decimal("480"), 5, Decimal("96"))
+    assert (usd.earned, usd.pending, usd.held, usd.paid) == (30, 11, 7, 10)
     assert (eur.revenue, eur.average, eur.earned, eur.pending) == (
         Decimal("40"),
         Decimal("40"),
@@ -70,14 +71,11 @@ def test_it_sums_money_per_currency_with_cancels_after_payment_and_updates(brand
 def test_its_totals_are_the_brands(brand, world):
     totals = creator_table(brand, october(), is_test=False).totals
 
-    assert (totals.clicks, totals.counts.orders, totals.counts.cancelled, totals.counts.refunded) == (
-        10,
-        7,
-        1,
-        1,
-    )
-    assert round(totals.counts.refund_rate, 1) == 28.6
-    assert totals.money["USD"].revenue == Decimal("710")
+    assert (totals.clicks, totals.counts.orders) == (10, 9)
+    assert (totals.counts.cancelled, totals.counts.refunded) == (2, 1)
+    assert round(totals.counts.refund_rate, 1) == 33.3
+    assert totals.money["USD"].revenue == Decimal("780")
+    assert totals.money["USD"].held == Decimal("7")
     assert totals.money["USD"].pending == Decimal("41")
     assert totals.money["EUR"].revenue == Decimal("40")
 
@@ -101,8 +99,8 @@ def test_the_period_is_made_of_the_readers_days(brand, prop, world):
     in_utc = rows_by_name(creator_table(brand, october("UTC"), is_test=False))["Ana"]
     in_berlin = rows_by_name(creator_table(brand, october("Europe/Berlin"), is_test=False))["Ana"]
 
-    assert in_utc.counts.orders == 6 + 1  # LATE
-    assert in_berlin.counts.orders == 6 + 1  # EARLY; the Sep 30 23:00 UTC click too
+    assert in_utc.counts.orders == 8 + 1  # LATE
+    assert in_berlin.counts.orders == 8 + 1  # EARLY; the Sep 30 23:00 UTC click too
     assert in_berlin.clicks == 11
 
 
@@ -125,25 +123,25 @@ def test_the_page_shows_each_figure_in_its_column(alice_client, world):
     assert response.status_code == 200
     expected = {
         "clicks": "10",
-        "orders": "6",
-        "conversion": "60.0%",
-        "revenue:USD": "410.00",
-        "average:USD": "102.50",
+        "orders": "8",
+        "conversion": "80.0%",
+        "revenue:USD": "480.00",
+        "average:USD": "96.00",
         "earned:USD": "30.00",
         "pending:USD": "11.00",
-        "held:USD": "0.00",
+        "held:USD": "7.00",
         "paid:USD": "10.00",
         "revenue:EUR": "40.00",
-        "refund_rate": "33.3%",
+        "refund_rate": "37.5%",
         "by_click": "50.0%",
-        "by_code": "33.3%",
-        "by_shopper": "16.7%",
-        "code_only_share": "66.7%",
-        "new": "5",
+        "by_code": "37.5%",
+        "by_shopper": "12.5%",
+        "code_only_share": "75.0%",
+        "new": "7",
         "returning": "1",
     }
     assert {key: cells(html, ana, key) for key in expected} == expected
-    assert "28.6%" in html  # the brand's rate
+    assert "33.3%" in html  # the brand's rate
     assert f'href="/health/creators/{ana}/?period=custom&amp;from=2026-10-01&amp;to=2026-10-31"' in html
 
 
@@ -175,7 +173,7 @@ def test_the_readers_time_zone_sets_the_days(alice, alice_client, world, brand):
 
     response = alice_client.get(URL, OCTOBER)
 
-    assert cells(response.content.decode(), world["Ana"].pk, "orders") == "7"
+    assert cells(response.content.decode(), world["Ana"].pk, "orders") == "9"
     assert "(Europe/Berlin)" in response.content.decode()
 
 
@@ -206,22 +204,22 @@ def test_the_csv_has_a_line_per_creator_and_the_totals(alice_client, world):
     )
     assert list(lines) == ["Ana", "Ben", "Cleo", "All creators"]
     ana = lines["Ana"]
-    assert (ana["clicks"], ana["orders"], ana["conversion_percent"]) == ("10", "6", "60.0")
+    assert (ana["clicks"], ana["orders"], ana["conversion_percent"]) == ("10", "8", "80.0")
     assert (
         ana["cancelled"],
         ana["refunded"],
         ana["refund_rate_percent"],
         ana["brand_refund_rate_percent"],
     ) == (
+        "2",
         "1",
-        "1",
+        "37.5",
         "33.3",
-        "28.6",
     )
-    assert (ana["with_code"], ana["code_only"], ana["code_only_share_percent"]) == ("3", "2", "66.7")
+    assert (ana["with_code"], ana["code_only"], ana["code_only_share_percent"]) == ("4", "3", "75.0")
     assert (ana["revenue_USD"], ana["average_USD"], ana["earned_USD"], ana["paid_USD"]) == (
-        "410.00",
-        "102.50",
+        "480.00",
+        "96.00",
         "30.00",
         "10.00",
     )
@@ -232,7 +230,7 @@ def test_the_csv_has_a_line_per_creator_and_the_totals(alice_client, world):
         "live",
     )
     assert (lines["Ben"]["conversion_percent"], lines["Cleo"]["revenue_USD"]) == ("", "0.00")
-    assert lines["All creators"]["revenue_USD"] == "710.00"
+    assert lines["All creators"]["revenue_USD"] == "780.00"
 
 
 def test_the_csv_of_test_orders(alice_client, world):
