@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import Lower, TruncDate
 
-from attribution.models import Click, Commission, CreatorLink, Order
+from attribution.models import Click, Commission, CommissionHold, CreatorLink, Order
 from brands.hosts import normalize_host
 from brands.models import Creator, DiscountCode
+from health.alerts.models import Incident
 from health.pages.creator_period import LocalPeriod
 
 LATEST_ORDERS = 25
@@ -142,4 +143,37 @@ def latest_orders(creator: Creator, *, is_test: bool) -> list[Order]:
         Order.objects.filter(commission__creator=creator, brand_id=creator.brand_id, is_test=is_test)
         .select_related("commission", "discount_code")
         .order_by("-received_at", "-pk")[:LATEST_ORDERS]
+    )
+
+
+HOLDS_SHOWN = 50
+
+
+def holds(creator: Creator, *, is_test: bool) -> list[CommissionHold]:
+    """Her newest holds, waiting or decided, with their order (hold_commission_idx, through her commissions)."""
+    return list(
+        CommissionHold.objects.filter(
+            brand_id=creator.brand_id, commission__creator=creator, commission__is_test=is_test
+        )
+        .select_related("commission__order")
+        .order_by("-held_at", "-pk")[:HOLDS_SHOWN]
+    )
+
+
+# The review alerts name their subject (health.alerts.models.Incident.subject): a refund-rate outlier its
+# creator's id, a suspected code leak its discount code's id.
+REFUND_OUTLIER, CODE_LEAK = "refund_outlier", "code_leak"
+INCIDENTS_SHOWN = 20
+
+
+def incidents(creator: Creator, code_ids: list[int]) -> list[Incident]:
+    """Her incidents, open ones first: her refund-rate outliers and her codes' suspected leaks
+    (incident_brand_time_idx)."""
+    about_her = Q(rule=REFUND_OUTLIER, subject=str(creator.pk)) | Q(
+        rule=CODE_LEAK, subject__in=[str(pk) for pk in code_ids]
+    )
+    return list(
+        Incident.objects.filter(about_her, brand_id=creator.brand_id).order_by(
+            F("resolved_at").desc(nulls_first=True), "-opened_at"
+        )[:INCIDENTS_SHOWN]
     )

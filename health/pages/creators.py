@@ -105,6 +105,7 @@ def creator(request, chosen, found, pk: int):
     for day in days:
         for currency, amount in day.revenue.items():
             totals[currency] = totals.get(currency, 0) + amount
+    codes = her.codes(found, period, is_test=is_test)
     # The revenue chart is drawn in her largest currency; the others are named under it.
     main = max(totals, key=lambda c: totals[c]) if totals else None
     orders_charts = day_charts([(d.day, d.orders) for d in days], title="Orders per day", unit="orders")
@@ -130,7 +131,9 @@ def creator(request, chosen, found, pk: int):
             "main_currency": main,
             "orders_charts": orders_charts,
             "revenue_charts": revenue_charts,
-            "codes": her.codes(found, period, is_test=is_test),
+            "codes": codes,
+            "holds": her.holds(found, is_test=is_test),
+            "incidents": her.incidents(found, [line.code.pk for line in codes]),
             "links": her.links(found, period),
             "latest": her.latest_orders(found, is_test=is_test),
             "period_query": _period_query(request),

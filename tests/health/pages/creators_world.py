@@ -129,6 +129,7 @@ def build(brand, prop):
         closes_at=at(10, 19),
         by="code",
         discount_code=ana10,
+        code_sent="ANA10",
     )
     order(brand, "A5", creator=ana, amount="120", received_at=at(10, 12), code_sent="ana10")
     order(brand, "A7", creator=ana, amount="40", received_at=at(10, 15), by="shopper", currency="EUR")
@@ -136,7 +137,16 @@ def build(brand, prop):
     order(brand, "B1", creator=ben, amount="300", received_at=at(10, 20))
     held(order(brand, "H1", creator=ana, amount="70", received_at=at(10, 16)), "self_referral")
     rejected = held(
-        order(brand, "H2", creator=ana, amount="60", received_at=at(10, 17), by="code", discount_code=ana10),
+        order(
+            brand,
+            "H2",
+            creator=ana,
+            amount="60",
+            received_at=at(10, 17),
+            by="code",
+            discount_code=ana10,
+            code_sent="ANA10",
+        ),
         "code_leak",
     )
 
