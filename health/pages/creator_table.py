@@ -12,7 +12,7 @@ from health.pages.creator_queries import CreatorRow, CreatorTable
 # The money figures, each shown once per currency.
 MONEY = [
     ("revenue", "Revenue"),
-    ("average", "Average order"),
+    ("average", "Avg order"),
     ("earned", "Earned"),
     ("pending", "Pending"),
     ("held", "Held"),
@@ -25,10 +25,10 @@ COUNTS = [
     ("conversion", "Conversion"),
 ]
 SHARES = [
-    ("refund_rate", "Cancelled or refunded"),
+    ("refund_rate", "Cancelled / refunded"),
     ("by_click", "By click"),
     ("by_code", "By code"),
-    ("by_shopper", "By known shopper"),
+    ("by_shopper", "By shopper"),
     ("code_only_share", "Code only"),
     ("new", "New shoppers"),
     ("returning", "Returning shoppers"),
@@ -43,13 +43,18 @@ class Column:
     currency: str = ""
 
 
+def count_columns() -> list[Column]:
+    """The first table's: clicks, orders and the shares, whatever the currency."""
+    return [Column(key, heading) for key, heading in [*COUNTS, *SHARES]]
+
+
+def money_columns(currencies: list[str]) -> list[Column]:
+    """The second table's: each money figure once per currency, never converted."""
+    return [Column(f"{key}:{c}", heading, c) for c in currencies for key, heading in MONEY]
+
+
 def columns(currencies: list[str]) -> list[Column]:
-    money_columns = [Column(f"{key}:{c}", f"{heading} {c}", c) for c in currencies for key, heading in MONEY]
-    return [
-        *(Column(key, heading) for key, heading in COUNTS),
-        *money_columns,
-        *(Column(key, heading) for key, heading in SHARES),
-    ]
+    return [*count_columns(), *money_columns(currencies)]
 
 
 def value(row: CreatorRow, key: str):
@@ -181,6 +186,11 @@ def shown(figure, column: Column) -> str:
     if column.key in PERCENT_KEYS:
         return f"{figure:.1f}%"
     return f"{figure:,}"
+
+
+def sort_choices(currencies: list[str]) -> list[tuple[str, str]]:
+    """(key, label) of every sort the page offers, for its "Sort by" menu."""
+    return [("name", "Creator"), *((c.key, f"{c.heading} {c.currency}".strip()) for c in columns(currencies))]
 
 
 def headers(columns_: list[Column], sort: str, descending: bool) -> list[dict]:

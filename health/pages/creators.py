@@ -39,8 +39,24 @@ def creators(request, chosen):
     table = read_table(chosen.brand, period, is_test=namespace == "test")
     sort = creator_table.sort_key(request.GET.get("sort"), table)
     descending = request.GET.get("dir", "desc" if sort != "name" else "asc") != "asc"
-    columns = creator_table.columns(table.currencies)
     rows = creator_table.sort_rows(table, sort, descending)
+    brand_rate = table.totals.counts.refund_rate
+    # Two tables with the same rows in the same order: the counts and shares, then the money per currency.
+    tables = [
+        {
+            "headers": creator_table.headers(columns, sort, descending),
+            "rows": [
+                {
+                    "row": row,
+                    "cells": _cells(row, columns),
+                    "high_refunds": _above_brand(row.counts.refund_rate, brand_rate),
+                }
+                for row in rows
+            ],
+            "totals": _cells(table.totals, columns),
+        }
+        for columns in (creator_table.count_columns(), creator_table.money_columns(table.currencies))
+    ]
     return render(
         request,
         "health/creators.html",
@@ -51,17 +67,10 @@ def creators(request, chosen):
             "period": period,
             "namespace": namespace,
             "table": table,
-            "headers": creator_table.headers(columns, sort, descending),
-            "rows": [
-                {
-                    "row": row,
-                    "cells": _cells(row, columns),
-                    "high_refunds": _above_brand(row.counts.refund_rate, table.totals.counts.refund_rate),
-                }
-                for row in rows
-            ],
-            "totals": _cells(table.totals, columns),
-            "brand_refund_rate": table.totals.counts.refund_rate,
+            "counts_table": tables[0],
+            "money_table": tables[1],
+            "sort_choices": creator_table.sort_choices(table.currencies),
+            "brand_refund_rate": brand_rate,
             "period_query": _period_query(request),
             "sort": sort,
             "descending": descending,

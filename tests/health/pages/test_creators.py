@@ -111,7 +111,7 @@ def cells(html: str, creator_id, key: str) -> str:
     """The text of one figure's cell in the page's table."""
     import re
 
-    row = re.search(rf'<tr data-creator="{creator_id}"[^>]*>(.*?)</tr>', html, re.S).group(1)
+    row = "".join(re.findall(rf'<tr data-creator="{creator_id}"[^>]*>(.*?)</tr>', html, re.S))
     return re.search(rf'data-key="{re.escape(key)}"[^>]*>([^<]*)<', row).group(1)
 
 
