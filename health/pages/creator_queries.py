@@ -33,13 +33,16 @@ class Money:
     pending: Decimal = ZERO
     held: Decimal = ZERO
     paid: Decimal = ZERO  # the amounts statements paid, of commissions not cancelled since
+    commission: Decimal = (
+        ZERO  # every commission not cancelled (pending, held, locked, paid), at its amount now
+    )
 
     @property
     def average(self) -> Decimal | None:
         return self.revenue / self.standing if self.standing else None
 
     def add(self, other: "Money") -> None:
-        for name in ("revenue", "standing", "earned", "pending", "held", "paid"):
+        for name in ("revenue", "standing", "earned", "pending", "held", "paid", "commission"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -166,6 +169,7 @@ def figures_by(orders, *keys: str):
             pending=Sum("commission__amount", filter=Q(**{state: State.PENDING})),
             held=Sum("commission__amount", filter=Q(**{state: State.HELD})),
             paid=Sum("commission__paid_amount", filter=Q(**{state: State.PAID})),
+            commission=Sum("commission__amount", filter=standing),
         )
     )
 
@@ -179,6 +183,7 @@ def _split(row: dict) -> tuple[Counts, Money]:
         pending=row["pending"] or ZERO,
         held=row["held"] or ZERO,
         paid=row["paid"] or ZERO,
+        commission=row["commission"] or ZERO,
     )
     return counts, money
 
@@ -224,7 +229,7 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
 
 def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
     """Each brand's live attributed revenue and commission since `period_start`, per currency: one grouped
-    query for the portfolio (brand -> currency -> Money)."""
+    query for the portfolio (brand -> currency -> Money), on order_brand_time_idx per brand."""
     orders = Order.objects.filter(
         brand__in=brands,
         is_test=False,
