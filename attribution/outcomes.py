@@ -40,6 +40,10 @@ class Outcome(StrEnum):
     REDELIVERY = "redelivery"
     ALREADY_RECEIVED = "already_received"
     IGNORED = "ignored"
+    # POST /api/Affiliates/review (issue 38, attribution.review.decisions; docs/review.md).
+    RELEASED = "released"
+    REJECTED = "rejected"
+    NOT_HELD = "not_held"
     # Answers that are not events and are never recorded (docs/api.md, "Answers that are not events").
     FOUND = "found"
     NOT_FOUND = "not_found"
@@ -166,6 +170,9 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
     Outcome.REDELIVERY: OutcomeInfo(200, "Sent again by the platform: the first delivery counted"),
     Outcome.ALREADY_RECEIVED: OutcomeInfo(200, "Order already received from the platform: nothing changed"),
     Outcome.IGNORED: OutcomeInfo(200, "Nothing to do for this topic or order status"),
+    Outcome.RELEASED: OutcomeInfo(200, "Hold released: the commission is pending again"),
+    Outcome.REJECTED: OutcomeInfo(200, "Hold rejected: the commission was cancelled"),
+    Outcome.NOT_HELD: OutcomeInfo(200, "Commission is not held: nothing to decide"),
     Outcome.FOUND: OutcomeInfo(200, "Order found (read API)", recorded=False),
     Outcome.NOT_FOUND: OutcomeInfo(
         404, "No such endpoint", "Check the path against /api/docs/.", recorded=False
@@ -203,6 +210,17 @@ BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
     (Outcome.DUPLICATE_ORDER, "reconciliation"): {
         "label": "Received since the book was uploaded; the book's order was not recorded again",
         "fix": "",
+    },
+    # The review API (attribution.review.decisions).
+    (Outcome.ORDER_NOT_FOUND, "review"): {"label": "No commission for this order id: nothing to review"},
+    (Outcome.INVALID_PARAMS, "review"): {
+        "label": "Review request could not be read (its body, order_id, decision or note)",
+        "fix": 'Send {"order_id": ..., "decision": "release" or "reject", "note": "..."}; the event\'s page '
+        "says which field.",
+    },
+    (Outcome.HANDLER_ERROR, "review"): {
+        "label": "Review failed on the service side: nothing was decided",
+        "fix": "Send the same review again; a decision already taken answers not_held.",
     },
     (Outcome.INVALID_ORDER_AMOUNT, "update"): {
         "label": "New order amount missing or not a usable number",
@@ -285,6 +303,8 @@ FIELD_FIXES: dict[str, str] = {
     "order_id": "send the orderId of the original order",
     "new_order_amount": "send the order's new total as a plain number such as 49.90",
     "change.currency": "send the order's currency, such as USD",
+    "review.decision": 'send "release" or "reject"',
+    "review.note": "send a sentence of at most 1000 characters, or leave it out",
 }
 
 # Every other sentence, by what happened; `{name}` parts are filled by `say`.
@@ -394,6 +414,12 @@ TEXTS: dict[str, str] = {
     "replay.stored_at_arrival": "Stored when it arrived; the answer was lost to a service-side fault.",
     "options": "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/.",
     "not_found": "No endpoint at {path}.",
+    # the review API (attribution.review.decisions)
+    "review.released": "The hold on the commission of order {order_id} was released: it is pending and locks "
+    "when its return window closes.",
+    "review.rejected": "The hold on the commission of order {order_id} was rejected: the commission was cancelled.",
+    "review.not_held": "The commission of order {order_id} is {state}, not held: nothing was decided.",
+    "review.failed": "Reviewing failed on our side and nothing was decided. Fix: send the same review again.",
     # the read API
     "read.test_flag": "test must be true or false.",
     "read.brand_inactive": "The brand of this developer key is inactive.",

@@ -18,6 +18,8 @@ from config.lib.csvfiles import safe_cell, stream
 
 from .models import Adjustment, Commission, Order, Statement
 from .money import in_minor_units, money, plain
+from .review import holds as review_holds
+from .review.runner import holds_in
 
 State = Commission.State
 
@@ -72,9 +74,12 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
                 }
                 for m in commission.state_changes.all()
             ]
-            # Nothing moves back to pending: a pending commission has no moves, and skips the query.
-            if commission.state != State.PENDING
+            # A pending commission has no moves unless a release moved it back (issue 38), which changed it
+            # since its creation; an untouched one skips the query.
+            if commission.state != State.PENDING or commission.updated_at != commission.created_at
             else [],
+            # issue 38: its review holds, read only when its trace says a rule held it (docs/review.md).
+            "holds": review_holds.shown_all(commission) if holds_in(order.trace) else [],
             "history": [
                 {
                     "changed_at": c.changed_at.isoformat(),

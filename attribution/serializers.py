@@ -28,7 +28,7 @@ from attribution.field_schemas import (
     whole_number_of_at_most,
 )
 from attribution.outcomes import Outcome, field_error
-from attribution.review.emails import EmailHash, is_disposable
+from brands.emails import EmailHash, is_disposable
 from brands.hosts import hash_email
 
 # --- the fields ------------------------------------------------------------------------------------

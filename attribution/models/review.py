@@ -81,7 +81,9 @@ class ReviewSettings(models.Model):
     refund_rate_min_orders = models.PositiveIntegerField(
         default=20, help_text="Fewer attributed orders in the period than this say nothing about a rate."
     )
-    refund_rate_days = models.PositiveIntegerField(default=90, help_text="The period the rates are read over.")
+    refund_rate_days = models.PositiveIntegerField(
+        default=90, help_text="The period the rates are read over."
+    )
     code_leak_recent_orders = models.PositiveIntegerField(
         default=50, help_text="A code's recent share is read over its last this many orders."
     )
@@ -163,9 +165,7 @@ class CommissionHold(models.Model):
         ]
         indexes = [
             # The Review page and the waiting-hold alert: a brand's open holds, oldest first.
-            models.Index(
-                fields=["brand", "held_at"], name="hold_open_idx", condition=models.Q(decision="")
-            ),
+            models.Index(fields=["brand", "held_at"], name="hold_open_idx", condition=models.Q(decision="")),
             # The read API, the order page and the decisions: a commission's holds.
             models.Index(fields=["commission"], name="hold_commission_idx"),
         ]

@@ -36,7 +36,7 @@ from attribution.deliveries import Action, Delivery, PlatformOrder
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
-from attribution.review.emails import EmailHash, is_disposable
+from brands.emails import EmailHash, is_disposable
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import hashed, keep_platform_body

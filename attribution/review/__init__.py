@@ -8,5 +8,5 @@ and the reconciliation's recoveries all meet the same rules.
 - holds: the hold rows written with a held commission, and the holds the read API shows;
 - decisions: release and reject, one at a time or in bulk (the API, the admin and the Review page);
 - figures: the refund-rate and code-share figures (the daily flags the rules read; the creators page);
-- emails: the throwaway-address verdict, decided before the address is hashed.
+- the throwaway-address verdict is brands.emails', decided before the address is hashed.
 """

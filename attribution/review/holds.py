@@ -44,11 +44,17 @@ def write(commission_pk: int, order: dict, commission: dict) -> None:
     )
 
 
-def shown(hold: CommissionHold) -> dict:
-    """One hold as the read API shows it."""
-    return {
-        "rule": hold.rule,
-        "detail": hold.detail,
-        "held_at": hold.held_at,
-        "resolution": hold.resolution,
-    }
+def shown_all(commission: Commission) -> list[dict]:
+    """A commission's holds as the read API shows them: [{rule, detail, held_at, resolution}], resolution
+    null while waiting, else {decision, note, at}."""
+    return [
+        {
+            "rule": hold.rule,
+            "detail": hold.detail,
+            "held_at": hold.held_at.isoformat(),
+            "resolution": None
+            if not hold.decision
+            else {"decision": hold.decision, "note": hold.note, "at": hold.decided_at.isoformat()},
+        }
+        for hold in CommissionHold.objects.filter(commission_id=commission.pk).order_by("held_at", "id")
+    ]

@@ -4,8 +4,9 @@
 from dataclasses import dataclass
 from datetime import datetime
 
+from brands.emails import verdict
+
 from . import config
-from .emails import verdict
 from .rules import click_reuse, code_leak, disposable_email, refund_rate, self_referral
 
 RULES = (self_referral, disposable_email, code_leak, refund_rate, click_reuse)

@@ -16,6 +16,7 @@ class Endpoint(models.TextChoices):
     SHOPIFY_CHANGE = "shopify_change", "Shopify webhook: update"
     WOOCOMMERCE = "woocommerce", "WooCommerce webhook"
     WOOCOMMERCE_CHANGE = "woocommerce_change", "WooCommerce webhook: update"
+    REVIEW = "review", "Review decision"  # issue 38: POST /api/Affiliates/review
 
 
 # The brand's own event API (the interface's three endpoints); the other values are the other ways in.

@@ -1336,13 +1336,15 @@ def stored_with_its_record(*rows: str) -> list[str]:
 @pytest.mark.django_db(transaction=True)
 def test_a_tracked_order_costs_one_read_and_one_write(confirm, prop, creator, django_assert_max_num_queries):
     click = click_on(prop, creator=creator)
-    answer(confirm(order(orderId="WARM-UP")), 200, "no_attribution")
+    # A warm process: it has read the brand's review settings (attribution.review.config) once.
+    answer(confirm(order(orderId="WARM-UP", clickId=click_on(prop, creator=creator).click_id)), 200, "tracked")
 
-    with django_assert_max_num_queries(4 + TRANSACTION + THROTTLE) as captured:
+    with django_assert_max_num_queries(5 + TRANSACTION + THROTTLE) as captured:
         answer(confirm(order(orderId="A-1001", clickId=click.click_id)), 200, "tracked")
 
-    # the throttle's count; the click; the order, its commission and the outcome record
-    assert statements(captured) == ["INSERT", "SELECT", *stored_with_its_record("order", "commission")]
+    # the throttle's count; the click; the click_reuse rule's one probe (docs/review.md); the order, its
+    # commission and the outcome record
+    assert statements(captured) == ["INSERT", "SELECT", "SELECT", *stored_with_its_record("order", "commission")]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -1350,7 +1352,7 @@ def test_a_tracked_order_by_code_costs_one_read_and_one_write(
     confirm, prop, creator, django_assert_max_num_queries
 ):
     DiscountCodeFactory(brand=prop.brand, creator=creator, code="ANA10")
-    answer(confirm(order(orderId="WARM-UP")), 200, "no_attribution")
+    answer(confirm(order(orderId="WARM-UP", code="ANA10")), 200, "tracked")  # reads the review settings once
 
     with django_assert_max_num_queries(4 + TRANSACTION + THROTTLE) as captured:
         answer(confirm(order(orderId="A-1001", code="ANA10")), 200, "tracked")

@@ -1,5 +1,6 @@
-"""The disposable_email rule's verdict, decided on the address before it is hashed (the address is never
-kept, docs/decisions.md "Known shoppers"), and carried with the hash."""
+"""Whether a shopper's address is at a throwaway-address domain (the disposable_email review rule, docs/review.md),
+decided on the address before it is hashed (the address is never kept, docs/decisions.md "Known shoppers"),
+and carried with the hash; the kept list is the disposable-email-domains package."""
 
 from disposable_email_domains import blocklist
 
@@ -11,10 +12,13 @@ class EmailHash(str):
 
     disposable: bool
 
-    def __new__(cls, digest: str, *, disposable: bool):
+    def __new__(cls, digest: str, disposable: bool = False):
         value = super().__new__(cls, digest)
         value.disposable = disposable
         return value
+
+    def __reduce__(self):  # copies and pickles keep the verdict
+        return (EmailHash, (str(self), self.disposable))
 
 
 def is_disposable(address: str) -> bool:
