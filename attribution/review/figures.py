@@ -64,30 +64,33 @@ class CodeShare:
         return self.normal_code_only / self.normal_orders if self.normal_orders else 0.0
 
 
-def _commissions(brand_id: int, since: datetime, until: datetime):
+def _commissions(brand_id: int, since: datetime, until: datetime, is_test: bool = False):
     # commission_brand_state_idx (brand, state, created_at) serves the brand's range.
     rejected = CommissionHold.objects.filter(
         commission_id=OuterRef("pk"), decision=CommissionHold.Decision.REJECTED
     )
     return Commission.objects.filter(
-        brand_id=brand_id, is_test=False, created_at__gte=since, created_at__lt=until
+        brand_id=brand_id, is_test=is_test, created_at__gte=since, created_at__lt=until
     ).exclude(Exists(rejected))
 
 
 _CANCELLED = Count("id", filter=Q(state=Commission.State.CANCELLED))
 
 
-def brand_refund_rate(brand_id: int, *, since: datetime, until: datetime) -> RefundFigure:
-    """The brand's attributed orders of the period and how many were cancelled or refunded."""
-    counts = _commissions(brand_id, since, until).aggregate(orders=Count("id"), cancelled=_CANCELLED)
+def brand_refund_rate(
+    brand_id: int, *, since: datetime, until: datetime, is_test: bool = False
+) -> RefundFigure:
+    """The brand's attributed orders of the period and how many were cancelled or refunded (`is_test`: of
+    its test orders, for the Creators page's test view; the rules read live ones)."""
+    counts = _commissions(brand_id, since, until, is_test).aggregate(orders=Count("id"), cancelled=_CANCELLED)
     return RefundFigure(orders=counts["orders"], cancelled=counts["cancelled"])
 
 
 def creator_refund_rates(
-    brand_id: int, *, since: datetime, until: datetime, creator_id: int | None = None
+    brand_id: int, *, since: datetime, until: datetime, creator_id: int | None = None, is_test: bool = False
 ) -> dict[int, RefundFigure]:
     """Per creator (or one): her attributed orders of the period and how many were cancelled or refunded."""
-    rows = _commissions(brand_id, since, until)
+    rows = _commissions(brand_id, since, until, is_test)
     if creator_id is not None:
         rows = rows.filter(creator_id=creator_id)
     return {
@@ -104,10 +107,17 @@ def creator_refund_rates(
 
 
 def code_shares(
-    brand_id: int, *, since: datetime, until: datetime, recent: int = 50, code_id: int | None = None
+    brand_id: int,
+    *,
+    since: datetime,
+    until: datetime,
+    recent: int | None = 50,
+    code_id: int | None = None,
+    is_test: bool = False,
 ) -> dict[int, CodeShare]:
     """Per code (or one): of its last `recent` orders in the period, how many came without a click from its
-    creator, and the same share among its orders before them (its normal)."""
+    creator, and the same share among its orders before them (its normal). With `recent=None` every order of
+    the period is recent and there is no normal: the share of the whole period, as the Creators pages show it."""
     codes = DiscountCode.objects.filter(brand_id=brand_id, creator__isnull=False, is_blacklisted=False)
     if code_id is not None:
         codes = codes.filter(pk=code_id)
@@ -119,7 +129,7 @@ def code_shares(
     orders = (
         Order.objects.filter(
             brand_id=brand_id,
-            is_test=False,
+            is_test=is_test,
             outcome=Outcome.TRACKED,
             received_at__gte=since,
             received_at__lt=until,
@@ -135,7 +145,7 @@ def code_shares(
     shares = {}
     for code in by_text.values():
         flags = seen.get(code.pk, [])
-        latest, before = flags[:recent], flags[recent:]
+        latest, before = (flags, []) if recent is None else (flags[:recent], flags[recent:])
         shares[code.pk] = CodeShare(
             code_id=code.pk,
             code=code.code,
