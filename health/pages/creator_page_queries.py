@@ -8,9 +8,10 @@ from datetime import date
 from decimal import Decimal
 
 from django.db.models import Count, F, Q, Sum
-from django.db.models.functions import Lower, TruncDate
+from django.db.models.functions import TruncDate
 
 from attribution.models import Click, Commission, CommissionHold, CreatorLink, Order
+from attribution.review import figures
 from brands.hosts import normalize_host
 from brands.models import Creator, DiscountCode
 from health.alerts.models import Incident
@@ -65,9 +66,9 @@ def daily(creator: Creator, period: LocalPeriod, *, is_test: bool) -> list[Day]:
 @dataclass
 class CodeFigures:
     code: DiscountCode
-    attributed: int = 0  # orders the code attributed (so: without a click of hers)
-    carried: int = 0  # her orders that carried the code, whatever attributed them
-    revenue: dict[str, Decimal] = field(default_factory=dict)  # of the orders it attributed, not cancelled
+    carried: int = 0  # orders that sent the code and credited her (attribution.review.figures)
+    attributed: int = 0  # of which the code credited, so without a click of hers
+    revenue: dict[str, Decimal] = field(default_factory=dict)  # of the orders it credited, not cancelled
 
     @property
     def code_only_share(self) -> float | None:
@@ -75,32 +76,26 @@ class CodeFigures:
 
 
 def codes(creator: Creator, period: LocalPeriod, *, is_test: bool) -> list[CodeFigures]:
-    """Her codes, each with the period's orders that carried it and those it attributed."""
-    figures = {
-        c.code.strip().lower(): CodeFigures(c)
-        for c in DiscountCode.objects.filter(creator=creator).order_by("code")
-    }
+    """Her codes, each with the period's orders that sent it and those it credited: the code-only share as the
+    review rules compute it (attribution.review.figures.code_shares, the whole period), and the revenue."""
+    found = {c.pk: CodeFigures(c) for c in DiscountCode.objects.filter(creator=creator).order_by("code")}
+    if not found:
+        return []
+    span = {"since": period.start, "until": period.end, "is_test": is_test}
+    for share in figures.code_shares(creator.brand_id, recent=None, **span).values():
+        if share.code_id in found:
+            found[share.code_id].carried = share.recent_orders
+            found[share.code_id].attributed = share.recent_code_only
     rows = (
         her_orders(creator, period, is_test=is_test)
-        .exclude(code_sent="")
-        .annotate(sent=Lower("code_sent"))
+        .filter(STANDING, attribution="code", discount_code__in=list(found))
         .order_by()
-        .values("sent", "currency")
-        .annotate(
-            carried=Count("pk"),
-            attributed=Count("pk", filter=Q(attribution="code")),
-            revenue=Sum("commission__order_amount", filter=STANDING & Q(attribution="code")),
-        )
+        .values("discount_code_id", "currency")
+        .annotate(revenue=Sum("commission__order_amount"))
     )
     for row in rows:
-        line = figures.get((row["sent"] or "").strip())
-        if line is None:  # a code not hers (another creator's, an unregistered one) with her click
-            continue
-        line.carried += row["carried"]
-        line.attributed += row["attributed"]
-        if row["revenue"] is not None:
-            line.revenue[row["currency"]] = row["revenue"]
-    return list(figures.values())
+        found[row["discount_code_id"]].revenue[row["currency"]] = row["revenue"]
+    return list(found.values())
 
 
 @dataclass

@@ -9,11 +9,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Sum
-from django.db.models.functions import Lower
+from django.db.models import Count, Q, Sum
 
 from attribution.models import Click, Commission, Order
-from brands.models import Brand, Creator, DiscountCode
+from attribution.review import figures
+from brands.models import Brand, Creator
 from health.pages.creator_period import LocalPeriod
 
 State = Commission.State
@@ -51,25 +51,26 @@ class Counts:
     """The counts of one creator's orders (or the brand's), whatever their currency."""
 
     orders: int = 0  # attributed orders received in the period
-    cancelled: int = 0  # of which cancelled since
-    refunded: int = 0  # of which not cancelled, but their total now below the one received (a partial refund)
     by_click: int = 0
     by_code: int = 0
     by_shopper: int = 0
-    with_code: int = 0  # carried one of her codes, whatever attributed them
-    code_only: int = 0  # attributed by her code: no click of hers came with them (see code_only_share)
     returning: int = 0  # the shop said the shopper had ordered before
+    # The review figures (attribution.review.figures), the numbers the review rules judge:
+    judged: int = 0  # her orders the refund rate counts (those a reviewer rejected are not)
+    cancelled: int = 0  # of which cancelled or refunded
+    with_code: int = 0  # orders that sent one of her codes and credited her
+    code_only: int = 0  # of which the code credited: no click of hers did
 
     NAMES = (
         "orders",
-        "cancelled",
-        "refunded",
         "by_click",
         "by_code",
         "by_shopper",
+        "returning",
+        "judged",
+        "cancelled",
         "with_code",
         "code_only",
-        "returning",
     )
 
     def add(self, other: "Counts") -> None:
@@ -86,15 +87,14 @@ class Counts:
 
     @property
     def code_only_share(self) -> float | None:
-        """Of the orders that carried her code, the share that came without a click of hers: a code shared
-        where she is not (a coupon site) raises it. An order with her click and her code is attributed by the
-        click (the decision tries the click first), so a code-attributed order never had a click of hers."""
+        """Of the orders that sent her code, the share the code credited, so that came without a click of
+        hers (the decision tries the click first): a code shared where she is not (a coupon site) raises it."""
         return 100 * self.code_only / self.with_code if self.with_code else None
 
     @property
     def refund_rate(self) -> float | None:
-        """Cancelled or refunded, as a percentage of the orders."""
-        return 100 * (self.cancelled + self.refunded) / self.orders if self.orders else None
+        """Cancelled or refunded, as a percentage of the orders the review figures count."""
+        return 100 * self.cancelled / self.judged if self.judged else None
 
 
 @dataclass
@@ -134,34 +134,18 @@ def attributed_orders(brand: Brand, period: LocalPeriod, *, is_test: bool):
     )
 
 
-def _carries_her_code():
-    """The order's code, as sent, is one of its creator's codes (code_unique_ci_per_brand: lower(code), brand)."""
-    return Exists(
-        DiscountCode.objects.annotate(lowered=Lower("code")).filter(
-            brand_id=OuterRef("brand_id"),
-            creator_id=OuterRef("commission__creator_id"),
-            lowered=Lower(OuterRef("code_sent")),
-        )
-    )
-
-
 def figures_by(orders, *keys: str):
     """Counts and money of `orders` grouped by `keys` (plus the currency): one grouped query."""
     state = "commission__state"
     standing = ~Q(**{state: State.CANCELLED})
     return (
-        orders.annotate(her_code=_carries_her_code())
-        .order_by()
+        orders.order_by()
         .values(*keys, "currency")
         .annotate(
             orders=Count("pk"),
-            cancelled=Count("pk", filter=Q(**{state: State.CANCELLED})),
-            refunded=Count("pk", filter=standing & Q(commission__order_amount__lt=F("amount"))),
             by_click=Count("pk", filter=Q(attribution="click")),
             by_code=Count("pk", filter=Q(attribution="code")),
             by_shopper=Count("pk", filter=Q(attribution="shopper")),
-            with_code=Count("pk", filter=Q(attribution="code") | (~Q(code_sent="") & Q(her_code=True))),
-            code_only=Count("pk", filter=Q(attribution="code")),
             returning=Count("pk", filter=Q(is_returning_customer=True)),
             standing=Count("pk", filter=standing),
             revenue=Sum("commission__order_amount", filter=standing),
@@ -175,7 +159,7 @@ def figures_by(orders, *keys: str):
 
 
 def _split(row: dict) -> tuple[Counts, Money]:
-    counts = Counts(**{name: row[name] for name in Counts.NAMES})
+    counts = Counts(**{name: row[name] for name in Counts.NAMES if name in row})
     money = Money(
         revenue=row["revenue"] or ZERO,
         standing=row["standing"],
@@ -189,8 +173,9 @@ def _split(row: dict) -> tuple[Counts, Money]:
 
 
 def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> CreatorTable:
-    """One row per creator of the brand (those without orders too), and the brand's totals. Three
-    queries: the creators, the clicks per creator (live only), the orders' figures per creator and currency."""
+    """One row per creator of the brand (those without orders too), and the brand's totals, in a fixed number
+    of queries: the creators, the clicks per creator (live only), the orders' figures per creator and
+    currency, and the review figures per creator (refund rate) and per code (code-only share)."""
     rows = {
         pk: CreatorRow(pk, name, is_active, clicks=None if is_test else 0)
         for pk, name, is_active in Creator.objects.filter(brand=brand)
@@ -218,6 +203,7 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
         line.counts.add(counts)
         line.money.setdefault(row["currency"], Money()).add(money)
         currencies.add(row["currency"])
+    _add_review_figures(brand, period, rows, is_test=is_test)
     for line in rows.values():
         totals.counts.add(line.counts)
         if line.clicks is not None:
@@ -225,6 +211,22 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
         for currency, money in line.money.items():
             totals.money.setdefault(currency, Money()).add(money)
     return CreatorTable(list(rows.values()), totals, sorted(currencies))
+
+
+def _add_review_figures(
+    brand: Brand, period: LocalPeriod, rows: dict[int, CreatorRow], *, is_test: bool
+) -> None:
+    """The refund rate and the code-only share as the review rules compute them: one home for both numbers
+    (attribution.review.figures), read for the whole period (a code's share over all its orders of it)."""
+    span = {"since": period.start, "until": period.end, "is_test": is_test}
+    for creator_id, figure in figures.creator_refund_rates(brand.pk, **span).items():
+        if creator_id in rows:
+            rows[creator_id].counts.judged += figure.orders
+            rows[creator_id].counts.cancelled += figure.cancelled
+    for share in figures.code_shares(brand.pk, recent=None, **span).values():
+        if share.creator_id in rows:
+            rows[share.creator_id].counts.with_code += share.recent_orders
+            rows[share.creator_id].counts.code_only += share.recent_code_only
 
 
 def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:

@@ -8,7 +8,7 @@ Acme's creators (commission 10%):
   A2  Oct 5  click    200 USD  returning  locked Nov 12 (November's statement)       earned 20
   A3  Oct 8  code     50 USD   new        pending                                     pending 5
   A4  Oct 9  code     80 USD   new        locked Oct 20, paid Nov 3, cancelled Nov 12 (clawed back)
-  A5  Oct 12 click    120 USD  new        carried "ana10"; updated to 60: refunded     pending 6
+  A5  Oct 12 click    120 USD  new        carried "ana10"; updated to 60                pending 6
   A7  Oct 15 shopper  40 EUR   new        pending                                     pending 4 EUR
   H1  Oct 16 click    70 USD   new        held (self_referral), waiting                held 7
   H2  Oct 17 code     60 USD   new        held (code_leak), rejected: cancelled
@@ -17,10 +17,11 @@ Acme's creators (commission 10%):
 - Ben: no clicks. B1 Oct 20 click 300 USD pending 30.
 - Cleo: nothing.
 
-So, live, October: Ana 8 orders (conversion 80%), cancelled 2 and refunded 1 (37.5%), 4 by click, 3 by code,
-1 by known shopper; 4 carried her code, 3 of them without her click (code only 75%); 1 returning, 7 new.
+So, live, October: Ana 8 orders (conversion 80%), 4 by click, 3 by code, 1 by known shopper; 1 returning, 7 new.
+The review figures: of her 7 orders not rejected by a reviewer (H2 was), 1 cancelled (A4): 14.3%; 4 sent
+her code and credited her, 3 of them credited by the code (code only 75%).
 USD: revenue 100 + 200 + 50 + 60 + 70 = 480 over 5 standing orders (average 96.00); earned 30, pending 11,
-held 7, paid 10. EUR: revenue 40, pending 4. The brand: 9 orders, 3 cancelled or refunded (33.3%), USD
+held 7, paid 10. EUR: revenue 40, pending 4. The brand: 9 orders, 1 of 8 cancelled (12.5%), USD
 revenue 780.
 """
 

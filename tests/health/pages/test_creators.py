@@ -39,8 +39,10 @@ def test_it_counts_each_creators_orders_clicks_and_paths(brand, world):
 
     assert (ana.clicks, ana.counts.orders, ana.conversion) == (10, 8, 80.0)
     c = ana.counts
-    assert (c.cancelled, c.refunded) == (2, 1)
-    assert c.refund_rate == 37.5
+    # The review figures' rate: A4 (cancelled after payment) of her 7 orders; H2, which a reviewer rejected, is
+    # not a refund and is not counted (attribution.review.figures).
+    assert (c.judged, c.cancelled) == (7, 1)
+    assert round(c.refund_rate, 1) == 14.3
     assert (c.by_click, c.by_code, c.by_shopper) == (4, 3, 1)
     assert (c.with_code, c.code_only) == (4, 3)
     assert c.code_only_share == 75.0
@@ -72,8 +74,8 @@ def test_its_totals_are_the_brands(brand, world):
     totals = creator_table(brand, october(), is_test=False).totals
 
     assert (totals.clicks, totals.counts.orders) == (10, 9)
-    assert (totals.counts.cancelled, totals.counts.refunded) == (2, 1)
-    assert round(totals.counts.refund_rate, 1) == 33.3
+    assert (totals.counts.judged, totals.counts.cancelled) == (8, 1)
+    assert totals.counts.refund_rate == 12.5
     assert totals.money["USD"].revenue == Decimal("780")
     assert totals.money["USD"].held == Decimal("7")
     assert totals.money["USD"].pending == Decimal("41")
@@ -88,6 +90,11 @@ def test_test_orders_are_counted_apart_and_without_clicks(brand, world):
     assert ana.money["USD"].revenue == Decimal("999")
     assert ana.money["USD"].pending == Decimal("99.90")
     assert table.totals.counts.orders == 1
+    assert (ana.counts.judged, ana.counts.cancelled, ana.counts.with_code) == (
+        1,
+        0,
+        0,
+    )  # the review figures too
 
 
 def test_the_period_is_made_of_the_readers_days(brand, prop, world):
@@ -132,7 +139,7 @@ def test_the_page_shows_each_figure_in_its_column(alice_client, world):
         "held:USD": "7.00",
         "paid:USD": "10.00",
         "revenue:EUR": "40.00",
-        "refund_rate": "37.5%",
+        "refund_rate": "14.3%",
         "by_click": "50.0%",
         "by_code": "37.5%",
         "by_shopper": "12.5%",
@@ -141,7 +148,7 @@ def test_the_page_shows_each_figure_in_its_column(alice_client, world):
         "returning": "1",
     }
     assert {key: cells(html, ana, key) for key in expected} == expected
-    assert "33.3%" in html  # the brand's rate
+    assert "12.5%" in html  # the brand's rate
     assert f'href="/health/creators/{ana}/?period=custom&amp;from=2026-10-01&amp;to=2026-10-31"' in html
 
 
@@ -181,7 +188,8 @@ def test_the_page_reads_a_fixed_number_of_queries_however_many_creators(
     alice_client, brand, prop, world, django_assert_max_num_queries
 ):
     alice_client.get(URL, OCTOBER)  # session and user settings warm
-    with django_assert_max_num_queries(8) as few:
+    # Session, user, brands; creators, clicks, orders; the review figures: refund rates, codes, their orders.
+    with django_assert_max_num_queries(9) as few:
         alice_client.get(URL, OCTOBER)
     for n in range(30):
         creator = factories.CreatorFactory(brand=brand, name=f"Z{n}")
@@ -206,16 +214,11 @@ def test_the_csv_has_a_line_per_creator_and_the_totals(alice_client, world):
     ana = lines["Ana"]
     assert (ana["clicks"], ana["orders"], ana["conversion_percent"]) == ("10", "8", "80.0")
     assert (
-        ana["cancelled"],
-        ana["refunded"],
+        ana["refund_counted_orders"],
+        ana["cancelled_or_refunded"],
         ana["refund_rate_percent"],
         ana["brand_refund_rate_percent"],
-    ) == (
-        "2",
-        "1",
-        "37.5",
-        "33.3",
-    )
+    ) == ("7", "1", "14.3", "12.5")
     assert (ana["with_code"], ana["code_only"], ana["code_only_share_percent"]) == ("4", "3", "75.0")
     assert (ana["revenue_USD"], ana["average_USD"], ana["earned_USD"], ana["paid_USD"]) == (
         "480.00",

@@ -31,8 +31,8 @@ def test_the_creators_page_shows_each_creator_with_her_figures_and_the_brands(op
     assert names(page) == ["Ana", "Ben", "Cleo"]
     ana = page.locator(f'#creators tr[data-creator="{world["Ana"].pk}"]')
     expect(ana.locator('[data-key="orders"]')).to_have_text("8")
-    expect(ana.locator('[data-key="refund_rate"]')).to_have_text("37.5%")
-    expect(page.locator('#creators tfoot [data-key="refund_rate"]')).to_have_text("33.3%")
+    expect(ana.locator('[data-key="refund_rate"]')).to_have_text("14.3%")
+    expect(page.locator('#creators tfoot [data-key="refund_rate"]')).to_have_text("12.5%")
     money = page.locator(f'#creators-money tr[data-creator="{world["Ana"].pk}"]')
     expect(money.locator('[data-key="revenue:USD"]')).to_have_text("480.00")
     expect(money.locator('[data-key="held:USD"]')).to_have_text("7.00")
