@@ -122,12 +122,16 @@ def alert_facts(brand):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=30_000_000, help="the large brand's events")
+    parser.add_argument(
+        "--creator-orders", type=int, default=100_000, help="the large brand's attributed orders"
+    )
     args = parser.parse_args()
     setup_django()
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
 
+    from bench.creator_world import fill_creators
     from brands.models import Brand
     from health.log.rollup import roll_up
 
@@ -135,6 +139,9 @@ def main() -> None:
     small, _ = Brand.objects.get_or_create(name=f"Health bench {SMALL:,}")
     fill(large, args.events)
     fill(small, SMALL)
+    # The Creators page: 1,000 creators each; the small brand's orders as many as its events.
+    fill_creators(large, orders=args.creator_orders, clicks=2 * args.creator_orders)
+    fill_creators(small, orders=SMALL, clicks=2 * SMALL)
     started = time.perf_counter()
     result = roll_up(now=None)
     print(f"rolled up {result.events:,} events in {time.perf_counter() - started:.1f}s")
@@ -163,6 +170,7 @@ def main() -> None:
         ("events, needs action", "/health/events/?action=1"),
         ("alerts", "/health/alerts/"),
         ("order page", "/health/orders/ORD-501"),
+        ("creators, 30 days", "/health/creators/?period=30d"),
     ]
     label_large = f"{args.events / 1e6:g}M events ms"
     print(f"\n{'page':<22} {'1k events ms':>13} {label_large:>15} {'ratio':>7}")
@@ -179,7 +187,9 @@ def main() -> None:
     manager = Client(SERVER_NAME="127.0.0.1")
     manager.force_login(staff)
     portfolio_ms, _ = timed(page(manager, "/health/portfolio/"), lambda: None)
-    print(f"portfolio of every brand ({Brand.objects.count():,}), as an account manager: {portfolio_ms:.0f} ms")
+    print(
+        f"portfolio of every brand ({Brand.objects.count():,}), as an account manager: {portfolio_ms:.0f} ms"
+    )
     bench_evaluation()
 
 
