@@ -242,3 +242,30 @@ def test_the_csv_of_test_orders(alice_client, world):
     lines = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
     ana = next(line for line in lines if line["creator"] == "Ana")
     assert (ana["clicks"], ana["orders"], ana["revenue_USD"], ana["namespace"]) == ("", "1", "999.00", "test")
+
+
+def test_a_creator_cancelled_at_over_twice_the_brands_rate_is_marked(alice_client, brand):
+    from attribution.models import Commission
+
+    ana = factories.CreatorFactory(brand=brand, name="Ana")
+    ben = factories.CreatorFactory(brand=brand, name="Ben")
+    for n in range(10):
+        made = creators_world.order(brand, f"A{n}", creator=ana, amount="10", received_at=at(10, 5))
+        if n < 4:
+            Commission.objects.filter(pk=made.pk).update(state="cancelled", cancelled_at=at(10, 6))
+    for n in range(30):
+        creators_world.order(brand, f"B{n}", creator=ben, amount="10", received_at=at(10, 5))
+
+    response = alice_client.get(URL, OCTOBER)
+
+    html = response.content.decode()
+    assert cells(html, ana.pk, "refund_rate") == "40.0%"  # the brand's: 4 of 40, 10%
+    assert f'<tr data-creator="{ana.pk}" class="needs-action">' in html
+    assert f'<tr data-creator="{ben.pk}">' in html
+
+
+def test_a_brand_without_creators_says_so(alice_client):
+    response = alice_client.get(URL)
+
+    assert response.status_code == 200
+    assert "The brand has no creators yet." in response.content.decode()
