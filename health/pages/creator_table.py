@@ -42,6 +42,11 @@ class Column:
     heading: str
     currency: str = ""
 
+    @property
+    def label(self) -> str:
+        """The cell's name on a phone, where the headings are hidden: "Revenue EUR"."""
+        return f"{self.heading} {self.currency}".strip()
+
 
 def count_columns() -> list[Column]:
     """The first table's: clicks, orders and the shares, whatever the currency."""

@@ -17,6 +17,8 @@ from health.pages.creator_chart import day_charts
 from health.pages.creator_period import PERIODS, CreatorPeriodForm
 from health.pages.creator_queries import creator_table as read_table
 
+ROWS_SHOWN = 100
+
 
 def _choices(request):
     """The period (in the reader's zone) and namespace the page asks for, with the form that chose them."""
@@ -40,6 +42,10 @@ def creators(request, chosen):
     sort = creator_table.sort_key(request.GET.get("sort"), table)
     descending = request.GET.get("dir", "desc" if sort != "name" else "asc") != "asc"
     rows = creator_table.sort_rows(table, sort, descending)
+    # The first ROWS_SHOWN by the chosen sort (the totals and the CSV have every creator): a brand with
+    # thousands of creators gets a page that loads at once; "Show all" lists them all.
+    show_all = request.GET.get("all") == "1"
+    shown = rows if show_all else rows[:ROWS_SHOWN]
     brand_rate = table.totals.counts.refund_rate
     # Two tables with the same rows in the same order: the counts and shares, then the money per currency.
     tables = [
@@ -48,10 +54,12 @@ def creators(request, chosen):
             "rows": [
                 {
                     "row": row,
-                    "cells": _cells(row, columns),
+                    "cells": _cells(
+                        row, columns, high_refunds=_above_brand(row.counts.refund_rate, brand_rate)
+                    ),
                     "high_refunds": _above_brand(row.counts.refund_rate, brand_rate),
                 }
-                for row in rows
+                for row in shown
             ],
             "totals": _cells(table.totals, columns),
         }
@@ -74,13 +82,22 @@ def creators(request, chosen):
             "period_query": _period_query(request),
             "sort": sort,
             "descending": descending,
+            "shown": len(shown),
+            "cut": len(shown) < len(rows),
         },
     )
 
 
-def _cells(row, columns) -> list[tuple]:
-    """(column, text) of each figure of `row`."""
-    return [(c, creator_table.shown(creator_table.value(row, c.key), c)) for c in columns]
+def _cells(row, columns, *, high_refunds: bool = False) -> list[tuple]:
+    """(column, text, css class) of each figure of `row`: worked out here, once, for up to thousands of cells."""
+    return [
+        (
+            c,
+            creator_table.shown(creator_table.value(row, c.key), c),
+            "num alert" if high_refunds and c.key == "refund_rate" else "num",
+        )
+        for c in columns
+    ]
 
 
 def _above_brand(rate: float | None, brand_rate: float | None) -> bool:

@@ -269,3 +269,20 @@ def test_a_brand_without_creators_says_so(alice_client):
 
     assert response.status_code == 200
     assert "The brand has no creators yet." in response.content.decode()
+
+
+def test_a_large_program_shows_the_first_hundred_by_the_sort_and_all_on_asking(alice_client, brand, prop):
+    for n in range(105):
+        creator = factories.CreatorFactory(brand=brand, name=f"C{n:03d}")
+        for k in range(n % 3):
+            creators_world.order(brand, f"O{n}-{k}", creator=creator, amount="10", received_at=at(10, 3))
+
+    page = alice_client.get(URL, OCTOBER)
+    everyone = alice_client.get(URL, {**OCTOBER, "all": "1"})
+
+    assert len(page.context["counts_table"]["rows"]) == 100
+    assert page.context["counts_table"]["rows"][0]["row"].counts.orders == 2  # most orders first
+    assert page.context["table"].totals.counts.orders == 35 * 2 + 35 * 1  # the totals count everyone
+    assert "The first 100 of 105 creators" in page.content.decode()
+    assert len(everyone.context["counts_table"]["rows"]) == 105
+    assert "Show all" not in everyone.content.decode()
