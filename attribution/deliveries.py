@@ -221,7 +221,7 @@ _shopper = SelectStatement(
     f"FROM {KnownShopper._meta.db_table} shopper JOIN {Creator._meta.db_table} creator "
     "ON creator.id = shopper.creator_id WHERE shopper.brand_id = %s AND shopper.email_hash = %s "
     "AND creator.is_active",
-    extra={"creator_name": "creator.name"},
+    extra={"creator_name": "creator.name", "creator_email_hash": "creator.email_hash"},  # issue 38: self_referral
 )
 
 
@@ -246,7 +246,11 @@ class _Remembered(orders.Lookups):
         found = _shopper([brand_id, email_hash])
         if found is not None:
             found.creator = Creator(
-                pk=found.creator_id, brand_id=brand_id, name=found.creator_name, is_active=True
+                pk=found.creator_id,
+                brand_id=brand_id,
+                name=found.creator_name,
+                is_active=True,
+                email_hash=found.creator_email_hash,
             )
         return found
 

@@ -25,6 +25,7 @@ from .money import commission_amount
 from .outcomes import Outcome, Result, say
 from .parsing import loads_strict
 from .review import holds as review_holds
+from .review.rules import click_reuse
 from .review.runner import review_decision
 from .serializers import OrderConfirmationSerializer
 
@@ -256,6 +257,9 @@ _click = SelectStatement(
         "creator_is_active": "creator.is_active",
         "creator_name": "creator.name",
         "creator_email_hash": "creator.email_hash",
+        # issue 38, the click_reuse rule: the click's orders of the last hour, read with the click (no round
+        # trip of its own), on the order's click index; its one parameter comes before the click id.
+        "orders_in_hour": click_reuse.ORDERS_IN_HOUR,
     },
 )
 # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides are
@@ -279,8 +283,8 @@ class Lookups:
     each. A reconciliation hands a subclass that read them for many book orders at once."""
 
     def click(self, click_id: str) -> Click | None:
-        """The click, with creator_is_active and creator_name."""
-        return _click([click_id])
+        """The click, with creator_is_active, creator_name, creator_email_hash and orders_in_hour."""
+        return _click([click_reuse.hour_before_now(), click_id])
 
     def code(self, brand_id: int, code: str) -> DiscountCode | None:
         """The brand's code, case-insensitively, with creator_is_active and creator_name."""

@@ -1,13 +1,11 @@
 """A brand's review settings and its daily flags, as the order path reads them: a per-process copy per brand
-for BRAND_RESOLUTION_LOCAL_SECONDS, so a clean order pays a dictionary lookup, not a query. An edit applies at
-once in the process that saved it (attribution.review.signals) and within those seconds everywhere else; a
-refresh of the figures replaces the flags the same way."""
+for LOCAL_SECONDS, so a clean order pays a dictionary lookup, not a query. An edit applies at once in the
+process that saved it (attribution.review.signals) and within those seconds everywhere else; a refresh of
+the figures (daily) replaces the flags the same way."""
 
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
-
-from django.conf import settings
 
 from ..models import ReviewFlag, ReviewSettings, Rule
 
@@ -70,6 +68,8 @@ def settings_of(brand_id: int) -> ReviewSettings:
     return row
 
 
+# A minute: settings change seldom and the flags daily, and a reload reads two tables (about 2 ms of CPU).
+LOCAL_SECONDS = 60
 _local: dict[int, tuple[float, Review]] = {}
 
 
@@ -80,7 +80,7 @@ def review_of(brand_id: int) -> Review:
     if held is not None and held[0] > now:
         return held[1]
     review = Review.of(settings_of(brand_id), ReviewFlag.objects.filter(brand_id=brand_id))
-    _local[brand_id] = (now + settings.BRAND_RESOLUTION_LOCAL_SECONDS, review)
+    _local[brand_id] = (now + LOCAL_SECONDS, review)
     return review
 
 

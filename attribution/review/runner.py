@@ -26,6 +26,7 @@ class Case:
     at: datetime  # when the order is judged (its receipt, or the book's date for a recovery)
     click_pk: int | None = None
     click_id: str = ""
+    click_orders_in_hour: int | None = None  # the click's orders of the hour before, when read with it
     code_id: int | None = None
     code: str = ""
     email_hash: str | None = None
@@ -69,6 +70,7 @@ def review_decision(*, brand_id: int, fields, decision, at: datetime) -> list[di
             at=at,
             click_pk=click.pk if click is not None else None,
             click_id=click.click_id if click is not None else "",
+            click_orders_in_hour=getattr(click, "orders_in_hour", None),
             code_id=code.pk if code is not None else None,
             code=code.code if code is not None else "",
             email_hash=fields.email_hash,

@@ -85,6 +85,7 @@ def test_the_document_has_every_key_of_the_spec(world):
         ),
         "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"),
         "shoppers": {"known_email": "str"},
+        "holds": {"code": "str", "creator_email": "str"},
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
         "links": {"valid": "str"},
@@ -409,6 +410,23 @@ def test_the_main_key_cancels_a_demo_order_it_tracked(world, api):
 
     assert (response.status_code, response.json()["outcome"]) == (200, "tracked")
     assert Commission.objects.get(order__order_id="demo-1001").state == "cancelled"
+
+
+def test_the_demo_self_referral_is_held_and_the_main_key_releases_it(world, api):
+    """docs/integration.md's review walk-through: Ana's code with her own address is held, then released."""
+    holds = world["holds"]
+    body = order(world, code=holds["code"], customer_email=holds["creator_email"])
+    assert api.post(URL, body).json()["outcome"] == "tracked"
+    assert Commission.objects.get(order__order_id="demo-1001").state == "held"
+
+    response = api.post(
+        "/api/Affiliates/review",
+        {"order_id": "demo-1001", "decision": "release", "note": "Ana's own test order, approved"},
+        key=world["brands"]["main"]["developer_key"],
+    )
+
+    assert (response.status_code, response.json()["outcome"]) == (200, "released")
+    assert Commission.objects.get(order__order_id="demo-1001").state == "pending"
 
 
 # Django runs tests with DEBUG false, so the other tests here pass --force as production would have to.

@@ -54,6 +54,8 @@ UNREGISTERED_CODE = "NOBODY20"
 KNOWN_SHOPPER_EMAIL = "returning.shopper@example.com"
 HANDOFF_SHOP = "initech-demo.myshopify.com"  # the handoff brand's Shopify shop (its webhook's X-Shopify-Shop-Domain)
 HANDOFF_CODE = "IVAN10"
+# Ana's own address, kept hashed: an order she places herself with it is held for review (self_referral).
+ANA_EMAIL = "ana.active@creators.acme-demo.example"
 
 
 class Command(BaseCommand):
@@ -150,6 +152,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
     handoff_prop = _property(handoff, HANDOFF_HOST, primary=True)
 
     ana = _creator(main, "Ana Active", is_active=True)
+    Creator.objects.filter(pk=ana.pk).update(email_hash=hash_email(ANA_EMAIL))  # issue 38: docs/review.md
     ben = _creator(main, "Ben Banned", is_active=False)
     olga = _creator(other, "Olga Other", is_active=True)
     ivan = _creator(handoff, "Ivan Integrated", is_active=True)
@@ -223,6 +226,8 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         "clicks": clicks,
         "codes": codes,
         "shoppers": {"known_email": KNOWN_SHOPPER_EMAIL},
+        # A self-referral to hold and release (docs/integration.md): Ana's code and her own address.
+        "holds": {"code": codes["registered"], "creator_email": ANA_EMAIL},
         "commission": {
             "rate_percent": _percent(main.commission_rate_percent),
             "returning_rate_percent": _percent(main.returning_commission_rate_percent),

@@ -56,3 +56,14 @@ def past_orders(brand, creator, *, code, count, code_only, start, spacing=timede
         )
         for n in range(count)
     )
+
+
+def held_commission(brand, order_id: str, *, rule="self_referral", detail="the shopper's email is Ana's own"):
+    """A commission created held by one rule's hold (on CREATED_AT of tests.attribution.keyed)."""
+    from tests.attribution.keyed import CREATED_AT, commission_for
+
+    commission = commission_for(brand, order_id=order_id, state=Commission.State.HELD)
+    CommissionHold.objects.create(
+        brand=brand, commission=commission, rule=rule, detail=detail, held_at=CREATED_AT
+    )
+    return commission
