@@ -30,8 +30,9 @@ from decimal import Decimal
 
 from attribution import changes
 from attribution.billing import lock_due_commissions, month_of, pay_statement
-from attribution.models import Commission, CommissionHold, CommissionStateChange, Statement
+from attribution.models import Commission, CommissionHold, Statement
 from attribution.money import commission_amount
+from attribution.review import decisions
 from tests import factories
 
 
@@ -82,11 +83,10 @@ def held(commission, rule):
 
 
 def reject(commission, *, at):
-    """A reviewer's rejection: the hold decided, the commission cancelled with its history row."""
-    CommissionHold.objects.filter(commission=commission).update(
-        decision="rejected", note="coupon site", decided_at=at
+    """A reviewer's rejection on the Review page (attribution.review.decisions): the commission cancelled."""
+    decisions.decide(
+        commission.pk, decisions.REJECT, note="coupon site", who=decisions.Who(via="page"), at=at
     )
-    commission.move_to(Commission.State.CANCELLED, at=at, cause=CommissionStateChange.Cause.REVIEW_REJECT)
 
 
 def build(brand, prop):

@@ -166,3 +166,26 @@ def test_a_user_sees_only_her_brands_creators(client, bob, ana, other_brand, bra
     assert "Ana" not in response.content.decode()
     assert client.get("/health/creators/", {"brand": brand.pk}).status_code == 404
     assert client.get("/health/creators/export.csv", {"brand": brand.pk}).status_code == 404
+
+
+def test_a_released_hold_shows_its_outcome_and_its_commission_is_pending_again(alice_client, ana, brand):
+    from attribution.models import Commission
+    from attribution.review import decisions
+
+    held = creators_world.held(
+        creators_world.order(brand, "N1", creator=ana, amount="90", received_at=at(11, 2)), "click_reuse"
+    )
+    decisions.decide(
+        held.pk, decisions.RELEASE, note="her sister, fine", who=decisions.Who(via="page"), at=at(11, 3)
+    )
+
+    response = alice_client.get(url(ana), OCTOBER)
+
+    released = response.context["holds"][0]
+    assert (released.rule, released.decision, released.note) == (
+        "click_reuse",
+        "released",
+        "her sister, fine",
+    )
+    assert Commission.objects.get(pk=held.pk).state == "pending"
+    assert "Released" in response.content.decode()
