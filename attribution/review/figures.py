@@ -124,39 +124,71 @@ def code_shares(
     by_text = {c.code.lower(): c for c in codes.select_related("creator")}
     if not by_text:
         return {}
-    seen: dict[int, list[bool]] = defaultdict(list)  # code id -> code-only flags, newest first
-    # order_brand_time_idx (brand, -received_at) serves the brand's range, newest first.
-    orders = (
-        Order.objects.filter(
-            brand_id=brand_id,
-            is_test=is_test,
-            outcome=Outcome.TRACKED,
-            received_at__gte=since,
-            received_at__lt=until,
-        )
-        .exclude(code_sent="")
-        .order_by("-received_at", "-id")
-        .values_list("code_sent", "creator_id", "attribution")
-    )
-    for sent, creator_id, attribution in orders.iterator(chunk_size=2000):
-        code = by_text.get(sent.strip().lower())
-        if code is not None and code.creator_id == creator_id:
-            seen[code.pk].append(attribution == Attribution.CODE)
-    shares = {}
-    for code in by_text.values():
-        flags = seen.get(code.pk, [])
-        latest, before = (flags, []) if recent is None else (flags[:recent], flags[recent:])
-        shares[code.pk] = CodeShare(
+    # order_brand_time_idx (brand, -received_at) serves the brand's range.
+    orders = Order.objects.filter(
+        brand_id=brand_id,
+        is_test=is_test,
+        outcome=Outcome.TRACKED,
+        received_at__gte=since,
+        received_at__lt=until,
+    ).exclude(code_sent="")
+    counted = _whole_period(orders, by_text) if recent is None else _newest_first(orders, by_text, recent)
+    return {
+        code.pk: CodeShare(
             code_id=code.pk,
             code=code.code,
             creator_id=code.creator_id,
             creator_name=code.creator.name,
-            recent_orders=len(latest),
-            recent_code_only=sum(latest),
-            normal_orders=len(before),
-            normal_code_only=sum(before),
+            **counted.get(code.pk, _NONE),
         )
-    return shares
+        for code in by_text.values()
+    }
+
+
+_NONE = {"recent_orders": 0, "recent_code_only": 0, "normal_orders": 0, "normal_code_only": 0}
+
+
+def _code_of(by_text: dict[str, DiscountCode], sent: str, creator_id: int | None) -> DiscountCode | None:
+    """The code an order sent, when it is one of `by_text` and the order credited its creator."""
+    code = by_text.get(sent.strip().lower())
+    return code if code is not None and code.creator_id == creator_id else None
+
+
+def _whole_period(orders, by_text: dict[str, DiscountCode]) -> dict[int, dict]:
+    """Every order of the period is recent: the database counts them per text sent and creator (a few rows
+    per code, however many orders), and the texts are matched to the codes here."""
+    counted: dict[int, dict] = {}
+    rows = (
+        orders.order_by()
+        .values_list("code_sent", "creator_id")
+        .annotate(n=Count("id"), by_code=Count("id", filter=Q(attribution=Attribution.CODE)))
+    )
+    for sent, creator_id, n, by_code in rows:
+        code = _code_of(by_text, sent, creator_id)
+        if code is not None:
+            figure = counted.setdefault(code.pk, dict(_NONE))
+            figure["recent_orders"] += n
+            figure["recent_code_only"] += by_code
+    return counted
+
+
+def _newest_first(orders, by_text: dict[str, DiscountCode], recent: int) -> dict[int, dict]:
+    """Each code's last `recent` orders, and its orders before them (its normal), read newest first."""
+    seen: dict[int, list[bool]] = defaultdict(list)  # code id -> code-only flags, newest first
+    newest = orders.order_by("-received_at", "-id").values_list("code_sent", "creator_id", "attribution")
+    for sent, creator_id, attribution in newest.iterator(chunk_size=2000):
+        code = _code_of(by_text, sent, creator_id)
+        if code is not None:
+            seen[code.pk].append(attribution == Attribution.CODE)
+    return {
+        pk: {
+            "recent_orders": len(flags[:recent]),
+            "recent_code_only": sum(flags[:recent]),
+            "normal_orders": len(flags[recent:]),
+            "normal_code_only": sum(flags[recent:]),
+        }
+        for pk, flags in seen.items()
+    }
 
 
 # --- the flags the rules read ------------------------------------------------------------------------------
