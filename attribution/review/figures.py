@@ -10,14 +10,14 @@ orders are those the code credited (no click of hers did).
 """
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from brands.models import DiscountCode
+from brands.models import Creator, DiscountCode
 
 from ..models import Attribution, Commission, CommissionHold, Order, ReviewFlag
 from ..outcomes import Outcome
@@ -89,20 +89,17 @@ def brand_refund_rate(
 def creator_refund_rates(
     brand_id: int, *, since: datetime, until: datetime, creator_id: int | None = None, is_test: bool = False
 ) -> dict[int, RefundFigure]:
-    """Per creator (or one): her attributed orders of the period and how many were cancelled or refunded."""
+    """Per creator (or one): her attributed orders of the period and how many were cancelled or refunded.
+    Grouped by the creator's id alone (her name is not joined to every commission): the names of the few a
+    rule flags are read with them (refund_outliers)."""
     rows = _commissions(brand_id, since, until, is_test)
     if creator_id is not None:
         rows = rows.filter(creator_id=creator_id)
     return {
         row["creator_id"]: RefundFigure(
-            orders=row["orders"],
-            cancelled=row["cancelled"],
-            creator_id=row["creator_id"],
-            creator_name=row["creator__name"],
+            orders=row["orders"], cancelled=row["cancelled"], creator_id=row["creator_id"]
         )
-        for row in rows.values("creator_id", "creator__name")
-        .order_by()
-        .annotate(orders=Count("id"), cancelled=_CANCELLED)
+        for row in rows.values("creator_id").order_by().annotate(orders=Count("id"), cancelled=_CANCELLED)
     }
 
 
@@ -198,12 +195,20 @@ def refund_outliers(brand_id: int, review: config.Review, *, at: datetime) -> li
     """Creators whose cancelled share is above the brand's multiple of its own, with enough orders."""
     since = at - timedelta(days=review.refund_rate_days)
     brand = brand_refund_rate(brand_id, since=since, until=at)
+    outliers = [
+        figure
+        for figure in creator_refund_rates(brand_id, since=since, until=at).values()
+        if figure.orders >= review.refund_rate_min_orders
+        and figure.cancelled > 0
+        and figure.rate > float(review.refund_rate_multiple) * brand.rate
+    ]
+    if not outliers:
+        return []
+    names = dict(Creator.objects.filter(pk__in=[f.creator_id for f in outliers]).values_list("pk", "name"))
     found = []
-    for figure in creator_refund_rates(brand_id, since=since, until=at).values():
-        if figure.orders < review.refund_rate_min_orders or figure.cancelled == 0:
-            continue
-        if figure.rate > float(review.refund_rate_multiple) * brand.rate:
-            found.append((figure, _refund_detail(figure, brand, review.refund_rate_days)))
+    for figure in outliers:
+        figure = replace(figure, creator_name=names.get(figure.creator_id, ""))
+        found.append((figure, _refund_detail(figure, brand, review.refund_rate_days)))
     return found
 
 
