@@ -191,7 +191,7 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
         .values_list("pk", "name", "is_active")
     }
     if not is_test:
-        # click_brand_time_idx (brand, -clicked_at): the period's clicks, counted per creator.
+        # click_creator_period_idx (brand, clicked_at, with the creator): counted from the index alone.
         for creator_id, n in (
             Click.objects.filter(brand=brand, clicked_at__gte=period.start, clicked_at__lt=period.end)
             .order_by()
