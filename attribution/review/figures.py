@@ -10,14 +10,14 @@ orders are those the code credited (no click of hers did).
 """
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from brands.models import DiscountCode
+from brands.models import Creator, DiscountCode
 
 from ..models import Attribution, Commission, CommissionHold, Order, ReviewFlag
 from ..outcomes import Outcome
@@ -64,89 +64,128 @@ class CodeShare:
         return self.normal_code_only / self.normal_orders if self.normal_orders else 0.0
 
 
-def _commissions(brand_id: int, since: datetime, until: datetime):
+def _commissions(brand_id: int, since: datetime, until: datetime, is_test: bool = False):
     # commission_brand_state_idx (brand, state, created_at) serves the brand's range.
     rejected = CommissionHold.objects.filter(
         commission_id=OuterRef("pk"), decision=CommissionHold.Decision.REJECTED
     )
     return Commission.objects.filter(
-        brand_id=brand_id, is_test=False, created_at__gte=since, created_at__lt=until
+        brand_id=brand_id, is_test=is_test, created_at__gte=since, created_at__lt=until
     ).exclude(Exists(rejected))
 
 
 _CANCELLED = Count("id", filter=Q(state=Commission.State.CANCELLED))
 
 
-def brand_refund_rate(brand_id: int, *, since: datetime, until: datetime) -> RefundFigure:
-    """The brand's attributed orders of the period and how many were cancelled or refunded."""
-    counts = _commissions(brand_id, since, until).aggregate(orders=Count("id"), cancelled=_CANCELLED)
+def brand_refund_rate(
+    brand_id: int, *, since: datetime, until: datetime, is_test: bool = False
+) -> RefundFigure:
+    """The brand's attributed orders of the period and how many were cancelled or refunded (`is_test`: of
+    its test orders, for the Creators page's test view; the rules read live ones)."""
+    counts = _commissions(brand_id, since, until, is_test).aggregate(orders=Count("id"), cancelled=_CANCELLED)
     return RefundFigure(orders=counts["orders"], cancelled=counts["cancelled"])
 
 
 def creator_refund_rates(
-    brand_id: int, *, since: datetime, until: datetime, creator_id: int | None = None
+    brand_id: int, *, since: datetime, until: datetime, creator_id: int | None = None, is_test: bool = False
 ) -> dict[int, RefundFigure]:
-    """Per creator (or one): her attributed orders of the period and how many were cancelled or refunded."""
-    rows = _commissions(brand_id, since, until)
+    """Per creator (or one): her attributed orders of the period and how many were cancelled or refunded.
+    Grouped by the creator's id alone (her name is not joined to every commission): the names of the few a
+    rule flags are read with them (refund_outliers)."""
+    rows = _commissions(brand_id, since, until, is_test)
     if creator_id is not None:
         rows = rows.filter(creator_id=creator_id)
     return {
         row["creator_id"]: RefundFigure(
-            orders=row["orders"],
-            cancelled=row["cancelled"],
-            creator_id=row["creator_id"],
-            creator_name=row["creator__name"],
+            orders=row["orders"], cancelled=row["cancelled"], creator_id=row["creator_id"]
         )
-        for row in rows.values("creator_id", "creator__name")
-        .order_by()
-        .annotate(orders=Count("id"), cancelled=_CANCELLED)
+        for row in rows.values("creator_id").order_by().annotate(orders=Count("id"), cancelled=_CANCELLED)
     }
 
 
 def code_shares(
-    brand_id: int, *, since: datetime, until: datetime, recent: int = 50, code_id: int | None = None
+    brand_id: int,
+    *,
+    since: datetime,
+    until: datetime,
+    recent: int | None = 50,
+    code_id: int | None = None,
+    is_test: bool = False,
 ) -> dict[int, CodeShare]:
     """Per code (or one): of its last `recent` orders in the period, how many came without a click from its
-    creator, and the same share among its orders before them (its normal)."""
+    creator, and the same share among its orders before them (its normal). With `recent=None` every order of
+    the period is recent and there is no normal: the share of the whole period, as the Creators pages show it."""
     codes = DiscountCode.objects.filter(brand_id=brand_id, creator__isnull=False, is_blacklisted=False)
     if code_id is not None:
         codes = codes.filter(pk=code_id)
     by_text = {c.code.lower(): c for c in codes.select_related("creator")}
     if not by_text:
         return {}
-    seen: dict[int, list[bool]] = defaultdict(list)  # code id -> code-only flags, newest first
-    # order_brand_time_idx (brand, -received_at) serves the brand's range, newest first.
-    orders = (
-        Order.objects.filter(
-            brand_id=brand_id,
-            is_test=False,
-            outcome=Outcome.TRACKED,
-            received_at__gte=since,
-            received_at__lt=until,
-        )
-        .exclude(code_sent="")
-        .order_by("-received_at", "-id")
-        .values_list("code_sent", "creator_id", "attribution")
-    )
-    for sent, creator_id, attribution in orders.iterator(chunk_size=2000):
-        code = by_text.get(sent.strip().lower())
-        if code is not None and code.creator_id == creator_id:
-            seen[code.pk].append(attribution == Attribution.CODE)
-    shares = {}
-    for code in by_text.values():
-        flags = seen.get(code.pk, [])
-        latest, before = flags[:recent], flags[recent:]
-        shares[code.pk] = CodeShare(
+    # order_brand_time_idx (brand, -received_at) serves the brand's range.
+    orders = Order.objects.filter(
+        brand_id=brand_id,
+        is_test=is_test,
+        outcome=Outcome.TRACKED,
+        received_at__gte=since,
+        received_at__lt=until,
+    ).exclude(code_sent="")
+    counted = _whole_period(orders, by_text) if recent is None else _newest_first(orders, by_text, recent)
+    return {
+        code.pk: CodeShare(
             code_id=code.pk,
             code=code.code,
             creator_id=code.creator_id,
             creator_name=code.creator.name,
-            recent_orders=len(latest),
-            recent_code_only=sum(latest),
-            normal_orders=len(before),
-            normal_code_only=sum(before),
+            **counted.get(code.pk, _NONE),
         )
-    return shares
+        for code in by_text.values()
+    }
+
+
+_NONE = {"recent_orders": 0, "recent_code_only": 0, "normal_orders": 0, "normal_code_only": 0}
+
+
+def _code_of(by_text: dict[str, DiscountCode], sent: str, creator_id: int | None) -> DiscountCode | None:
+    """The code an order sent, when it is one of `by_text` and the order credited its creator."""
+    code = by_text.get(sent.strip().lower())
+    return code if code is not None and code.creator_id == creator_id else None
+
+
+def _whole_period(orders, by_text: dict[str, DiscountCode]) -> dict[int, dict]:
+    """Every order of the period is recent: the database counts them per text sent and creator (a few rows
+    per code, however many orders), and the texts are matched to the codes here."""
+    counted: dict[int, dict] = {}
+    rows = (
+        orders.order_by()
+        .values_list("code_sent", "creator_id")
+        .annotate(n=Count("id"), by_code=Count("id", filter=Q(attribution=Attribution.CODE)))
+    )
+    for sent, creator_id, n, by_code in rows:
+        code = _code_of(by_text, sent, creator_id)
+        if code is not None:
+            figure = counted.setdefault(code.pk, dict(_NONE))
+            figure["recent_orders"] += n
+            figure["recent_code_only"] += by_code
+    return counted
+
+
+def _newest_first(orders, by_text: dict[str, DiscountCode], recent: int) -> dict[int, dict]:
+    """Each code's last `recent` orders, and its orders before them (its normal), read newest first."""
+    seen: dict[int, list[bool]] = defaultdict(list)  # code id -> code-only flags, newest first
+    newest = orders.order_by("-received_at", "-id").values_list("code_sent", "creator_id", "attribution")
+    for sent, creator_id, attribution in newest.iterator(chunk_size=2000):
+        code = _code_of(by_text, sent, creator_id)
+        if code is not None:
+            seen[code.pk].append(attribution == Attribution.CODE)
+    return {
+        pk: {
+            "recent_orders": len(flags[:recent]),
+            "recent_code_only": sum(flags[:recent]),
+            "normal_orders": len(flags[recent:]),
+            "normal_code_only": sum(flags[recent:]),
+        }
+        for pk, flags in seen.items()
+    }
 
 
 # --- the flags the rules read ------------------------------------------------------------------------------
@@ -156,12 +195,20 @@ def refund_outliers(brand_id: int, review: config.Review, *, at: datetime) -> li
     """Creators whose cancelled share is above the brand's multiple of its own, with enough orders."""
     since = at - timedelta(days=review.refund_rate_days)
     brand = brand_refund_rate(brand_id, since=since, until=at)
+    outliers = [
+        figure
+        for figure in creator_refund_rates(brand_id, since=since, until=at).values()
+        if figure.orders >= review.refund_rate_min_orders
+        and figure.cancelled > 0
+        and figure.rate > float(review.refund_rate_multiple) * brand.rate
+    ]
+    if not outliers:
+        return []
+    names = dict(Creator.objects.filter(pk__in=[f.creator_id for f in outliers]).values_list("pk", "name"))
     found = []
-    for figure in creator_refund_rates(brand_id, since=since, until=at).values():
-        if figure.orders < review.refund_rate_min_orders or figure.cancelled == 0:
-            continue
-        if figure.rate > float(review.refund_rate_multiple) * brand.rate:
-            found.append((figure, _refund_detail(figure, brand, review.refund_rate_days)))
+    for figure in outliers:
+        figure = replace(figure, creator_name=names.get(figure.creator_id, ""))
+        found.append((figure, _refund_detail(figure, brand, review.refund_rate_days)))
     return found
 
 

@@ -138,6 +138,22 @@ def test_the_code_share_figure_reads_per_code_over_a_period(prop, ana, ana10):
     assert (share.normal_orders, share.normal_code_only) == (10, 0)
 
 
+def test_the_whole_period_code_share_counts_every_spelling_of_her_code_and_only_her_orders(prop, ana, ana10):
+    now = timezone.now()
+    start = now - timedelta(hours=1)
+    past_orders(prop.brand, ana, code="ana10", count=6, code_only=4, start=start)
+    past_orders(prop.brand, ana, code=" ANA10 ", count=5, code_only=1, start=start, prefix="S")
+    other = CreatorFactory(brand=prop.brand, name="Bea")
+    past_orders(prop.brand, other, code="ANA10", count=7, code_only=7, start=start, prefix="B")  # not hers
+    span = {"since": now - timedelta(days=7), "until": now}
+
+    whole = figures.code_shares(prop.brand.id, recent=None, **span)[ana10.pk]
+    walked = figures.code_shares(prop.brand.id, recent=1000, **span)[ana10.pk]
+
+    assert (whole.recent_orders, whole.recent_code_only, whole.normal_orders) == (11, 5, 0)
+    assert (walked.recent_orders, walked.recent_code_only) == (11, 5)
+
+
 # --- refund_rate --------------------------------------------------------------------------------------------
 
 
