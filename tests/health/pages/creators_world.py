@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 from attribution import changes
-from attribution.billing import lock_due_commissions, month_of, pay_statement
+from attribution.billing.writers import lock_due_commissions, month_of, pay_statement
 from attribution.models import Commission, CommissionHold, Statement
 from attribution.money import commission_amount
 from attribution.review import decisions

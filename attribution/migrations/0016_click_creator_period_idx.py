@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('attribution', '0014_review_holds'),
+        ('attribution', '0015_review_holds'),
         ('brands', '0006_review_holds'),
     ]
 
