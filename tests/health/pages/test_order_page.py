@@ -152,3 +152,20 @@ def test_an_order_seen_by_both_paths_says_so(api, client, alice, prop, creator):
     assert "Seen by the order confirmation and Shopify webhook (one order, one commission)" in text
     assert "Platform order and order confirmation one order, two paths" in text
     assert "shopify_handoff" in text and "Shopify webhook" in text
+
+
+def test_a_commission_created_held_says_so_in_its_history_and_statement(alice_client, brand, creator, alice):
+    from attribution.models import CommissionHold
+    from attribution.review.decisions import RELEASE, Who, decide
+    from tests.health.reviewing import held
+
+    commission = held(brand, creator, "HELD-1", at=timezone.now() - timedelta(hours=1))
+    text = page_text(alice_client.get("/health/orders/HELD-1"))
+    assert "Held for review since it was created" in text
+    assert "held for review, it locks onto a statement only once released" in text
+
+    decide(commission.pk, RELEASE, note="checked", who=Who(via=CommissionHold.Via.PAGE, user=alice))
+
+    text = page_text(alice_client.get("/health/orders/HELD-1"))
+    assert "created, Held for review Order attributed; held by a review rule" in text
+    assert "Held for review → Pending" in text
