@@ -330,7 +330,9 @@ def _get(port: int, target: str) -> tuple[int, str, bytes]:
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)}
+    headers = {
+        name.lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)
+    }
     return int(status_line.split()[1]), headers.get("content-type", ""), body
 
 
@@ -359,7 +361,9 @@ def test_a_query_string_under_the_limit_reaches_the_service_through_both(served)
     answers = [_get(port, target) for port in (proxy_port, app_port)]
 
     # The service itself answered: the read API wants a key.
-    assert [(status, json.loads(body)["outcome"]) for status, _, body in answers] == [(401, "unauthorized")] * 2
+    assert [(status, json.loads(body)["outcome"]) for status, _, body in answers] == [
+        (401, "unauthorized")
+    ] * 2
 
 
 def test_the_worker_writes_the_json_414_to_the_client():
