@@ -7,9 +7,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from config.lib.admin import ReadOnlyAdmin, admin_link
+from health.alerts.descriptions import describe
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
 from health.alerts.notifications import new_secret
-from health.alerts.rules import describe
 
 
 @admin.register(AlertRuleSet)

@@ -28,8 +28,8 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from health.alerts import outbound
+from health.alerts.descriptions import describe
 from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
-from health.alerts.rules import describe
 
 logger = logging.getLogger(__name__)
 

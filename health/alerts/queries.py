@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 from django.db.models import Prefetch
 
 from brands.models import Brand
+from health.alerts.descriptions import Description, describe
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
 from health.alerts.notifications import recipients
-from health.alerts.rules import Description, describe
 
 RECENT_INCIDENTS = 30
 ATTEMPTS_SHOWN = 10
