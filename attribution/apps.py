@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class AttributionConfig(AppConfig):
     name = "attribution"
     verbose_name = "Attribution"
+
+    def ready(self):
+        # The storefront platforms register their endpoints and labels (attribution.platforms.registry).
+        from attribution.platforms import registry  # noqa: F401

@@ -18,11 +18,11 @@ from config.lib.statements import Row, SelectStatement
 from health.log.models import OutcomeEvent
 from health.log.recording import Receipt, record, row_values
 
-from . import billing
+from .billing import writers
+from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
 from .models import Adjustment, Commission, CommissionStateChange, Order
 from .money import commission_amount, money, order_total
 from .outcomes import Outcome, Result, say
-from .serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ def _cancel_paid(result, change, *, brand_id, received_at, request_id, receipt) 
             cause=CommissionStateChange.Cause.CANCEL,
             request_id=request_id,
         )
-        clawback = billing.carry_adjustment(
+        clawback = writers.carry_adjustment(
             commission,
             amount=-commission.amount,
             reason=Adjustment.Reason.CANCEL,
@@ -314,7 +314,7 @@ def _update_paid(result, change, *, brand_id, received_at, request_id, receipt) 
             return None
         new_amount = commission_amount(change.new_order_amount, commission.rate_percent, commission.currency)
         changed_at = _change_time(commission, received_at)
-        adjustment = billing.carry_adjustment(
+        adjustment = writers.carry_adjustment(
             commission,
             amount=new_amount - commission.amount,
             reason=Adjustment.Reason.UPDATE,

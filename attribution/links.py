@@ -23,6 +23,10 @@ from .models import Click, CreatorLink
 logger = logging.getLogger(__name__)
 
 CLICK_ID_PARAM = "smsclickid"
+# The name sms-click.js keeps the click id under: its cookie, and on a storefront the cart attribute (Shopify's
+# note_attributes) or the order's meta key (WooCommerce) it writes; the platform receivers and the order books'
+# readers look for it by this name.
+CLICK_ID_NAME = "sms_click_id"
 CODE_PARAM = "smscode"
 _MAX_USER_AGENT = Click._meta.get_field("user_agent").max_length
 _MAX_REFERRER = Click._meta.get_field("referrer").max_length

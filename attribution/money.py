@@ -4,7 +4,7 @@ function writes every amount a page, an answer or a CSV file shows."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from .parsing import currency_exponent
+from .currencies import currency_exponent
 
 
 def in_minor_units(value: Decimal, currency: str) -> Decimal:

@@ -10,13 +10,14 @@ import json
 import re
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from functools import lru_cache
 
 import iso4217
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
+
+from .currencies import minor_units
 
 MAX_ORDER_ID_LENGTH = 255
 # Amounts below a trillion, kept to six decimals; larger is a template bug, not an order.
@@ -182,6 +183,15 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def shown_order_id(value) -> str:
+    """The order id a request names, as its answer and outcome record show it even when the field
+    rules refuse it: a string or an integer, trimmed and cut to the column's 255 characters; "" for
+    anything else."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value).strip()[:MAX_ORDER_ID_LENGTH]
+    return ""
+
+
 def parse_order_id(value) -> str:
     """A string (trimmed, 1-255 characters) or an integer, stored as its decimal string."""
     if isinstance(value, bool) or value is None:
@@ -245,46 +255,20 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
     return amount
 
 
-@lru_cache(maxsize=512)
-def _currency_exponent(code: str) -> int | None:
-    try:
-        return iso4217.Currency(code).exponent
-    except ValueError:
-        return None
-
-
 def parse_currency(value) -> str:
-    """An active ISO 4217 currency with minor units, case-insensitive, returned upper-case."""
+    """An active ISO 4217 currency with minor units (attribution.currencies), case-insensitive, returned
+    upper-case."""
     if not isinstance(value, str) or not value.strip():
         raise FieldError("must be a three-letter ISO 4217 code such as USD")
     text = value.strip()
     # Letters only as ASCII spells them: str.upper() also turns "ſ" into "S" and "ı" into "I".
     code = text.upper() if text.isascii() else text
-    if len(code) != 3 or _currency_exponent(code) is None:
+    if len(code) != 3 or minor_units(code) is None:
         if len(code) == 3 and code in iso4217.Currency.__members__:
             # XAU (gold), XDR, XTS, XXX: in ISO 4217, but no money an order is paid in.
             raise FieldError(f"{code!r} has no minor units in ISO 4217 (a metal, fund or testing code)")
         raise FieldError(f"{code[:12]!r} is not an ISO 4217 currency code")
     return code
-
-
-def currency_codes() -> list[str]:
-    """Every code `parse_currency` accepts, upper-case: those of ISO 4217 with minor units."""
-    return sorted(
-        {
-            name.upper()
-            for name in iso4217.Currency.__members__
-            if _currency_exponent(name.upper()) is not None
-        }
-    )
-
-
-def currency_exponent(code: str) -> int:
-    """Minor units of a currency already accepted by `parse_currency` (JPY 0, USD 2, KWD 3)."""
-    exponent = _currency_exponent(code)
-    if exponent is None:
-        raise FieldError(f"{code!r} is not an ISO 4217 currency code")
-    return exponent
 
 
 def parse_bool(value, *, default: bool = False) -> bool:

@@ -1,4 +1,4 @@
-"""Replay of the durable spool (attribution.spool): each spooled event is processed exactly once, as at
+"""Replay of the durable spool (attribution.durability.spool): each spooled event is processed exactly once, as at
 its original receipt time, and its real outcome recorded.
 
 A failure is either passing or permanent. The database away (a connection error, or no answer to a
@@ -14,12 +14,15 @@ from dataclasses import dataclass
 
 from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError, connection, transaction
 
+from attribution.outcomes.endpoints import Endpoint
+from attribution.platforms import notices, receiving
 from brands.models import DeveloperKey
-from health.log.models import Endpoint
-from health.log.recording import EventRecord, record_resolution
+from health.log.recording import FAULTS, EventRecord, record_resolution
 
-from . import changes, deliveries, orders, spool
+from . import changes
+from .durability import spool
 from .models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay
+from .orders.confirmation import confirm_order
 from .outcomes import Outcome, Result, say
 from .parsing import FieldError, loads_strict, parse_bool, parse_order_id
 
@@ -31,7 +34,6 @@ STORED_AT_ARRIVAL = (
     "was answered as for a fault"
 )
 MAX_ATTEMPTS = 3
-_FAULTS = (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR)
 
 
 class _StillFailing(Exception):
@@ -119,14 +121,14 @@ def _applied_at_arrival(entry: spool.SpooledEntry, payload, key: DeveloperKey) -
 def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, bool]:
     """The event's result, the key it was judged with, and whether its body read as JSON."""
     if entry.event is not None:  # a platform's delivery, verified on arrival: its id makes it count once
-        delivery = deliveries.Delivery.from_json(entry.event)
-        return deliveries.receive(delivery, received_at=entry.received_at), None, entry.body.startswith("{")
+        notice = notices.OrderNotice.from_json(entry.event)
+        return receiving.receive(notice, received_at=entry.received_at), None, entry.body.startswith("{")
     try:
         payload = loads_strict(entry.body.encode("utf-8"))
     except (ValueError, RecursionError):
         return Result(Outcome.INVALID_PARAMS, say("body.replayed_unreadable")), None, False
     if entry.endpoint == Endpoint.ORDER_CONFIRMATION:
-        result = orders.confirm_order(payload=payload, received_at=entry.received_at)
+        result = confirm_order(payload=payload, received_at=entry.received_at)
         return _stored_at_arrival(entry, result), None, True
     key = _key_at_arrival(entry)
     if key is None:
@@ -146,7 +148,7 @@ def _replay(entry: spool.SpooledEntry) -> None:
             event = EventRecord.from_json(entry.record)
         else:
             result, key, parsed = _process(entry)
-            if result.outcome in _FAULTS:
+            if result.outcome in FAULTS:
                 raise _StillFailing(f"the service answered {result.outcome} again")
             if result.brand_id is None and key is not None:
                 result.brand_id = key.brand_id

@@ -8,5 +8,5 @@ class BrandsConfig(AppConfig):
     def ready(self):
         from . import (
             signals,  # noqa: F401  (cache invalidation on edits)
-            timezones,  # noqa: F401  (the user's zone put in the session at sign-in)
+            user_zones,  # noqa: F401  (the user's zone put in the session at sign-in)
         )

@@ -6,6 +6,9 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from config.logs import logging_settings
+from config.task_runner import task_runner_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -110,8 +113,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Every time a signed-in user sees is in the zone she picked (brands.timezones).
-    "brands.timezones.UserTimeZoneMiddleware",
+    # Every time a signed-in user sees is in the zone she picked (brands.user_zones).
+    "brands.user_zones.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -203,7 +206,7 @@ API_BODY_MAX_BYTES = 64 * 1024
 # 413 reaches the client (config/wsgi.py); beyond, the connection is closed unread.
 API_BODY_DRAIN_MAX_BYTES = env.int("API_BODY_DRAIN_MAX_BYTES", default=16 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (attribution/reconciliation/formats.py;
+# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (attribution/reconciliation/books/reader.py;
 # config/nginx.conf lets that much through on its two upload paths only). An apply works a batch at a time
 # for this many seconds within its request, well inside gunicorn's 30 s timeout; the task runner applies
 # the rest.
@@ -317,8 +320,6 @@ SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 WEBHOOKS_ALLOW_LOCAL = env.bool("WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 
-# The task runner (django-q2, ORM broker: the database is the queue). `manage.py qcluster` runs the
-# schedules of health/tasks.py; two clusters at once never run one scheduled run twice.
 # How long each growing table keeps its rows, in days (health/pruning.py; docs/operations.md, "What grows
 # and how it is pruned"). Each can be set as RETENTION_<NAME>_DAYS.
 RETENTION_DAYS = {
@@ -339,23 +340,10 @@ RETENTION_DAYS = {
     }.items()
 }
 
-Q_CLUSTER = {
-    "name": "attribution",
-    "orm": "default",
-    "workers": env.int("TASK_WORKERS", default=2),
-    # A task taking longer is stopped. A task that failed, was stopped or whose worker died stays queued
-    # and runs again `retry` seconds later, up to `max_attempts` runs in all.
-    "timeout": 240,
-    "retry": 300,
-    "max_attempts": 3,
-    "ack_failures": False,
-    # After downtime, run a missed schedule once, not once per missed minute.
-    "catch_up": False,
-    # How often an idle worker asks the database for work.
-    "poll": env.float("TASK_POLL_SECONDS", default=1.0),
-    "save_limit": 1000,
-    "label": "Background tasks",
-}
+# The task runner (django-q2, the database is the queue; config/task_runner.py).
+Q_CLUSTER = task_runner_settings(
+    workers=env.int("TASK_WORKERS", default=2), poll=env.float("TASK_POLL_SECONDS", default=1.0)
+)
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -371,31 +359,6 @@ if not DEBUG:
 # Wires the benchmark's baseline view (config/bench.py); `make bench` sets it, production never does.
 BENCHMARK = env.bool("BENCHMARK", default=False)
 
+# JSON lines on the console (config/logs.py).
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
-        },
-        "request_line": {"()": "attribution.api.middleware.RequestLineFormatter"},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "json"},
-        "requests": {"class": "logging.StreamHandler", "formatter": "request_line"},
-    },
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        # One JSON line per API request, in the same shape, from a formatter made for it.
-        "attribution.requests": {"handlers": ["requests"], "level": LOG_LEVEL, "propagate": False},
-        "django.server": {"level": "WARNING"},
-        # Every 4xx is an outcome in the outcome log already; only errors are worth a line here.
-        "django.request": {"level": "ERROR"},
-        "django.utils.autoreload": {"level": "WARNING"},
-        "axes": {"level": "WARNING"},
-        # The task runner says every scheduled run at INFO; its results are in the admin instead.
-        "django-q": {"level": "WARNING"},
-    },
-}
+LOGGING = logging_settings(LOG_LEVEL)

@@ -7,7 +7,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from attribution import links
 from attribution.api.views import api_not_found
-from attribution.reconciliation import views as reconciliations
 
 handler500 = "attribution.api.views.server_error"
 
@@ -26,21 +25,7 @@ urlpatterns = [
     # The split view serves Swagger UI's start-up script as a file: the Content-Security-Policy allows no inline one.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     # The reconciliation of a brand's order book, a way in of its own beside the event API (docs/reconciliation.md).
-    re_path(
-        r"^api/Affiliates/reconciliations/?$",
-        reconciliations.ReconciliationsView.as_view(),
-        name="reconciliations",
-    ),
-    re_path(
-        r"^api/Affiliates/reconciliations/(?P<pk>[0-9]{1,18})/?$",
-        reconciliations.ReconciliationView.as_view(),
-        name="reconciliation",
-    ),
-    re_path(
-        r"^api/Affiliates/reconciliations/(?P<pk>[0-9]{1,18})/apply/?$",
-        reconciliations.ApplyView.as_view(),
-        name="reconciliation_apply",
-    ),
+    re_path(r"^api/Affiliates/", include("attribution.reconciliation.urls")),
     # Storefront platforms' order webhooks, one receiver per platform (docs/integration.md, "Storefront platforms").
     path("api/platforms/", include("attribution.platforms.urls")),
     re_path(r"^api/", api_not_found),

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, time, timedelta
 from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
-from attribution.billing import lock_due_commissions
+from attribution.billing.writers import lock_due_commissions
 from attribution.models import Reconciliation
 from attribution.reconciliation import applying
 from attribution.replay import replay_all

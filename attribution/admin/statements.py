@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from .. import billing, selectors
+from ..billing import export, statements, writers
 from ..models import Adjustment, Statement
 from ..money import in_minor_units
 from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
@@ -99,7 +99,7 @@ class StatementAdmin(ReadOnlyAdmin):
         changelist = super().get_changelist_instance(request)
         # Totals of the whole page in two grouped queries instead of two per row.
         shown = list(changelist.result_list)
-        totals = selectors.totals_of(shown)
+        totals = statements.totals_of(shown)
         for statement in shown:
             statement.figures = totals[statement.pk]
         return changelist
@@ -112,12 +112,12 @@ class StatementAdmin(ReadOnlyAdmin):
     def totals(self, obj):
         figures = getattr(obj, "figures", None)
         if figures is None:
-            figures = selectors.totals_of([obj])[obj.pk]
+            figures = statements.totals_of([obj])[obj.pk]
         return _figures_html(figures)
 
     def _summary(self, obj):
         if not hasattr(obj, "_summary_cache"):
-            obj._summary_cache = selectors.summarize(obj)
+            obj._summary_cache = statements.summarize(obj)
         return obj._summary_cache
 
     @admin.display(description="totals per currency")
@@ -154,10 +154,10 @@ class StatementAdmin(ReadOnlyAdmin):
         if statement is None or not self.has_view_permission(request, statement):
             raise Http404("No such statement.")
         response = StreamingHttpResponse(
-            selectors.csv_lines(statement, zone=timezone.get_current_timezone()),
+            export.csv_lines(statement, zone=timezone.get_current_timezone()),
             content_type="text/csv; charset=utf-8",
         )
-        response["Content-Disposition"] = f'attachment; filename="{selectors.csv_filename(statement)}"'
+        response["Content-Disposition"] = f'attachment; filename="{export.csv_filename(statement)}"'
         return response
 
     def has_pay_permission(self, request):
@@ -167,7 +167,7 @@ class StatementAdmin(ReadOnlyAdmin):
     def mark_paid(self, request, queryset):
         now = timezone.now()
         for statement in queryset.select_related("brand").order_by("month", "pk"):
-            payment = billing.pay_statement(statement_id=statement.pk, at=now, user=request.user)
+            payment = writers.pay_statement(statement_id=statement.pk, at=now, user=request.user)
             name = f"{statement.brand} {statement.month:%Y-%m}"
             if payment.done:
                 self.message_user(

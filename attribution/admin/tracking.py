@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 from config.lib.admin import saved_time
 
 from ..models import Adjustment, AmountChange, Click, Commission, CommissionStateChange, CreatorLink, Order
-from ..trace import readable
+from ..orders.trace import readable
 from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
 
 
@@ -101,7 +101,7 @@ class OrderAdmin(ReadOnlyAdmin):
 
 
 def trace_html(trace: list[dict]):
-    """An order's decision trace (attribution.trace) as a numbered list, the step that credited a creator in bold."""
+    """An order's decision trace (attribution.orders.trace) as a numbered list, the step that credited a creator in bold."""
     if not trace:
         return "No signal consulted: no click id, code or shopper email came with the order."
     steps = readable(trace)

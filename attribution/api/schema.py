@@ -1,6 +1,6 @@
 """OpenAPI description of the API (served at /api/schema/, browsable at /api/docs/).
 
-The request bodies and parameters come from attribution.serializers, whose fields validate them; this
+The request bodies and parameters come from attribution.contract.serializers, whose fields validate them; this
 module adds what a serializer cannot say: the answers of each endpoint (for each HTTP status, exactly
 the outcome codes it can carry), the examples, and the tags.
 """
@@ -8,15 +8,16 @@ the outcome codes it can carry), the examples, and the tags.
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from attribution import examples
-from attribution.outcomes import OUTCOMES, Outcome
-from attribution.serializers import (
+from attribution.api.answers import KEYED, REQUEST_ID, RETRY_AFTER, answer
+from attribution.contract import examples
+from attribution.contract.serializers import (
     AmountUpdateSerializer,
     CancellationSerializer,
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
-from attribution.trace import Signal, StepResult
+from attribution.orders.trace import Signal, StepResult
+from attribution.outcomes import OUTCOMES, Outcome
 
 EVENTS = "Order events"
 READ_API = "Read API"
@@ -35,46 +36,13 @@ class DeveloperKeyScheme(OpenApiAuthenticationExtension):
 
 
 class FieldRuleSchema(OpenApiSerializerFieldExtension):
-    """A field of attribution.serializers documents exactly what its rule accepts."""
+    """A field of attribution.contract.serializers documents exactly what its rule accepts."""
 
-    target_class = "attribution.serializers.RuleField"
+    target_class = "attribution.contract.serializers.RuleField"
     match_subclasses = True
 
     def map_serializer_field(self, auto_schema, direction):
         return self.target.openapi_schema()
-
-
-def _codes(outcomes) -> str:
-    return ", ".join(f"`{outcome}`" for outcome in outcomes)
-
-
-_WHAT_A_STATUS_MEANS = {
-    200: "success true: received; `message` says what happened.",
-    400: "success false: rejected and not stored; `error` says why and what to change.",
-    401: "success false: the developer key is missing, malformed, unknown or revoked.",
-    404: "success false: nothing of yours at this path.",
-    413: "success false: the body is larger than 64 KiB.",
-    429: "success false: too many requests; retry after the seconds in Retry-After.",
-    500: "success false: a fault on the service side; nothing was changed.",
-}
-
-
-def _answer(status: int, outcomes: list[Outcome]) -> OpenApiResponse:
-    """The envelope of docs/api.md as it is for `status`: its `outcome` one of `outcomes`."""
-    success = status < 400
-    text = "message" if success else "error"
-    return OpenApiResponse(
-        response={
-            "type": "object",
-            "required": ["success", "outcome", text],
-            "properties": {
-                "success": {"type": "boolean", "enum": [success]},
-                "outcome": {"type": "string", "enum": [str(outcome) for outcome in outcomes]},
-                text: {"type": "string"},
-            },
-        },
-        description=f"{_WHAT_A_STATUS_MEANS[status]} Outcomes: {_codes(outcomes)}.",
-    )
 
 
 def _event_answers(*outcomes: Outcome) -> dict:
@@ -82,26 +50,11 @@ def _event_answers(*outcomes: Outcome) -> dict:
     by_status: dict[int, list[Outcome]] = {413: [Outcome.INVALID_PARAMS]}
     for outcome in outcomes:
         by_status.setdefault(OUTCOMES[outcome].status, []).append(outcome)
-    return {status: _answer(status, by_status[status]) for status in sorted(by_status)}
-
-
-_REQUEST_ID = OpenApiParameter(
-    "X-Request-ID",
-    str,
-    OpenApiParameter.HEADER,
-    response=True,
-    description="The request's id, also on its row in the outcome log (docs/api.md, Request ids).",
-)
-_RETRY_AFTER = OpenApiParameter(
-    "Retry-After", int, OpenApiParameter.HEADER, response=[429], description="Seconds to wait."
-)
-_WWW_AUTHENTICATE = OpenApiParameter(
-    "WWW-Authenticate", str, OpenApiParameter.HEADER, response=[401], description='Bearer realm="api", …'
-)
+    return {status: answer(status, by_status[status]) for status in sorted(by_status)}
 
 
 def _example(outcome: Outcome, what: str, value, *, name: str = "") -> OpenApiExample:
-    """A request example whose summary names the outcome it gets (tests/attribution/api/test_request_schema.py
+    """A request example whose summary names the outcome it gets (tests/attribution/contract/test_request_schema.py
     sends each one); `name` tells apart two examples of one outcome."""
     return OpenApiExample(name or str(outcome), summary=f"{outcome}: {what}", value=value, request_only=True)
 
@@ -134,7 +87,7 @@ ORDER_CONFIRMATION = dict(
         Outcome.INVALID_PARAMS,
         Outcome.RATE_LIMITED,
     ),
-    parameters=[_REQUEST_ID, _RETRY_AFTER],
+    parameters=[REQUEST_ID, RETRY_AFTER],
     auth=[],
     examples=[
         _example(
@@ -177,8 +130,6 @@ ORDER_CONFIRMATION = dict(
     ],
 )
 
-_KEYED = [_REQUEST_ID, _RETRY_AFTER, _WWW_AUTHENTICATE]
-
 CANCEL = dict(
     summary="Cancel the commission of an order",
     description="Checked in this order: the key, the body, the required fields, `order_id`, `test`, the "
@@ -195,7 +146,7 @@ CANCEL = dict(
         Outcome.UNAUTHORIZED,
         Outcome.RATE_LIMITED,
     ),
-    parameters=_KEYED,
+    parameters=KEYED,
     examples=[
         _example(
             Outcome.TRACKED,
@@ -223,7 +174,7 @@ UPDATE = dict(
         Outcome.UNAUTHORIZED,
         Outcome.RATE_LIMITED,
     ),
-    parameters=_KEYED,
+    parameters=KEYED,
     examples=[
         _example(
             Outcome.TRACKED,
@@ -259,7 +210,7 @@ ORDER_READ = dict(
     summary="Read one of your orders and its commission (reconciliation)",
     description="Records nothing in the outcome log.",
     tags=[READ_API],
-    parameters=[*_read_parameters(), *_KEYED],
+    parameters=[*_read_parameters(), *KEYED],
     responses={
         200: OpenApiResponse(
             response={
@@ -296,12 +247,12 @@ ORDER_READ = dict(
             },
             description="success true: `found`; the fields are described in docs/api.md.",
         ),
-        400: _answer(400, [Outcome.INVALID_PARAMS, Outcome.UNRESOLVED_DOMAIN]),
-        401: _answer(401, [Outcome.UNAUTHORIZED]),
+        400: answer(400, [Outcome.INVALID_PARAMS, Outcome.UNRESOLVED_DOMAIN]),
+        401: answer(401, [Outcome.UNAUTHORIZED]),
         # not_found: an order id no path can carry (empty, or one the URL patterns do not match).
-        404: _answer(404, [Outcome.ORDER_NOT_FOUND, Outcome.NOT_FOUND]),
-        429: _answer(429, [Outcome.RATE_LIMITED]),
-        500: _answer(500, [Outcome.HANDLER_ERROR]),
+        404: answer(404, [Outcome.ORDER_NOT_FOUND, Outcome.NOT_FOUND]),
+        429: answer(429, [Outcome.RATE_LIMITED]),
+        500: answer(500, [Outcome.HANDLER_ERROR]),
     },
 )
 

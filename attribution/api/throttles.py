@@ -27,7 +27,7 @@ from rest_framework.exceptions import Throttled
 from rest_framework.throttling import BaseThrottle
 
 from attribution.models import RateCounter
-from attribution.orders import brand_id_of_order_event, host_of_order_event
+from attribution.orders.hosts import brand_id_of_order_event, host_of_order_event
 from config.lib.clients import client_address
 from health.log.recording import FAULTS, count_unresolved_host
 

@@ -15,10 +15,15 @@ from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution import changes, orders, selectors, spool
+from attribution import changes, selectors
 from attribution.api import schema, throttles
 from attribution.api.access import AlwaysJSON, KeyRequired
+from attribution.contract.serializers import OrderReadSerializer
+from attribution.durability import faults
+from attribution.orders.confirmation import confirm_order
+from attribution.orders.hosts import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
+from attribution.outcomes.endpoints import Endpoint
 from attribution.parsing import (
     EMPTY_BODY,
     BodyTooLarge,
@@ -28,10 +33,8 @@ from attribution.parsing import (
     parse_order_id,
     read_chunked_body,
 )
-from attribution.serializers import OrderReadSerializer
 from brands.auth import DeveloperKeyAuthentication
-from health.log.models import Endpoint
-from health.log.recording import Receipt, record
+from health.log.recording import Receipt
 
 logger = logging.getLogger(__name__)
 
@@ -174,7 +177,7 @@ class EventView(APIView):
 
     def _record(self, request, result: Result) -> None:
         """Write the outcome log row, unless the service wrote it with its own rows; spool what the database
-        could not take (attribution.spool)."""
+        could not take (attribution.durability.spool)."""
         key = getattr(request, "event_key", None)
         if result.brand_id is None and key is not None:
             result.brand_id = key.brand_id
@@ -199,43 +202,14 @@ class EventView(APIView):
         event = receipt.event(result)
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
             return  # an order confirmation of no brand over its address's limit: counted per host instead
-        spooled = False
-        if result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR):
-            spooled = self._spool(
-                spool.keep_event,
-                endpoint=self.endpoint,
-                received_at=event.received_at,
-                request_id=event.request_id,
-                body=getattr(request, "raw_body", b"") or b"",
-                authorization=request.META.get("HTTP_AUTHORIZATION", ""),
-                brand_id=result.brand_id,
-                answered=str(result.outcome),
-            )
-        try:
-            record(event)
-        except DatabaseError:
-            logger.exception("outcome log write failed", extra={"request_id": event.request_id})
-            if not spooled:  # a spooled event records its real outcome when replayed
-                self._spool(
-                    spool.keep_record,
-                    endpoint=self.endpoint,
-                    received_at=event.received_at,
-                    request_id=event.request_id,
-                    record=event.as_json(),
-                )
-
-    @staticmethod
-    def _spool(write, **kwargs) -> bool:
-        try:
-            write(**kwargs)
-            return True
-        except OSError:
-            logger.critical(
-                "spool write failed: event not kept",
-                exc_info=True,
-                extra={"request_id": kwargs["request_id"]},
-            )
-            return False
+        kept = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR) and faults.keep_for_replay(
+            event,
+            body=getattr(request, "raw_body", b"") or b"",
+            authorization=request.META.get("HTTP_AUTHORIZATION", ""),
+            brand_id=result.brand_id,
+            answered=str(result.outcome),
+        )
+        faults.record_or_keep(event, kept_for_replay=kept)
 
 
 def _order_id_for_log(data: dict) -> str:
@@ -259,7 +233,7 @@ class OrderConfirmationView(EventView):
         still answers that, lazily, should anything read it."""
 
     def handle(self, request, payload, received_at, receipt):
-        return orders.confirm_order(payload=payload, received_at=received_at, receipt=receipt)
+        return confirm_order(payload=payload, received_at=received_at, receipt=receipt)
 
     def finalize_response(self, request, response, *args, **kwargs):
         result = getattr(response, "event_result", None)
@@ -271,7 +245,7 @@ class OrderConfirmationView(EventView):
 
 def _brand_id_of_body(request) -> int | None:
     try:
-        return orders.brand_id_of_order_event(request.data)
+        return brand_id_of_order_event(request.data)
     except Exception:  # noqa: BLE001  (the answer is decided; a failing lookup only costs the brand column)
         logger.warning("brand lookup for the outcome record failed", exc_info=True)
         return None

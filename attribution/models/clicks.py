@@ -12,8 +12,6 @@ from django.utils import timezone
 from brands.hosts import normalize_host
 from brands.models import Brand, Creator, DiscountCode, Property
 
-from ..outcomes import say
-
 
 def new_click_id() -> str:
     """The one click-id format: "clk_" and 32 lowercase hex digits (checked by attribution.parsing.is_click_id)."""
@@ -132,5 +130,8 @@ class CreatorLink(models.Model):
         if self.brand_id is None:
             return None  # the brand field's own error says it
         if not Property.objects.filter(brand_id=self.brand_id, host=host).exists():
-            return say("link.destination_not_a_property", host=host, brand=self.brand)
+            return (
+                f"{host} is not a registered property of {self.brand}. "
+                "Fix: register it as a property of the brand first, or link to one of its registered hosts."
+            )
         return None

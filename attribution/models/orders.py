@@ -40,10 +40,10 @@ class Order(models.Model):
         Creator, on_delete=models.SET_NULL, null=True, blank=True, related_name="orders"
     )
     received_at = models.DateTimeField(default=timezone.now)
-    # The signals the decision consulted, in order, as it took them (attribution.trace): [{signal, result, detail}].
+    # The signals the decision consulted, in order, as it took them (attribution.orders.trace): [{signal, result, detail}].
     trace = models.JSONField(default=list, blank=True)
     # Which ways in saw the order (docs/decisions.md, "One order, two paths"): an order confirmation (the
-    # brand's page or server) and a storefront platform's webhook (attribution.joins).
+    # brand's page or server) and a storefront platform's webhook (attribution.orders.joins).
     # Database defaults too, so the rows of a statement written by hand that names none of them (the bench's
     # pools, its floor) are orders of the order confirmation.
     via_api = models.BooleanField(default=True, db_default=True)

@@ -1,4 +1,4 @@
-"""The durable spool's tables (attribution.spool, attribution.replay): the ledger of replays, the events
+"""The durable spool's tables (attribution.durability.spool, attribution.replay): the ledger of replays, the events
 that can never be processed as they are (dead letters), and each server's last count of what waits."""
 
 from django.db import models
@@ -30,7 +30,7 @@ class DeadLetter(models.Model):
     """
 
     spool_id = models.CharField(max_length=32, unique=True)
-    kind = models.CharField(max_length=8)  # attribution.spool.EVENT or RECORD
+    kind = models.CharField(max_length=8)  # attribution.durability.spool.EVENT or RECORD
     brand = models.ForeignKey(Brand, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     endpoint = models.CharField(max_length=24)
     received_at = models.DateTimeField()
@@ -40,7 +40,7 @@ class DeadLetter(models.Model):
     key_prefix = models.CharField(max_length=16, blank=True, default="")
     key_hash = models.CharField(max_length=128, blank=True, default="")
     record = models.JSONField(null=True, blank=True)  # an outcome log row, for a RECORD entry
-    # A storefront platform's delivery as the service read it once verified (attribution.deliveries):
+    # A storefront platform's delivery as the service read it once verified (attribution.platforms.receiving):
     # replayed from this, since the body kept has no signature to verify again.
     event = models.JSONField(null=True, blank=True)
     reason = models.TextField()

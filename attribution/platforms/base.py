@@ -1,11 +1,12 @@
 """The receiver every storefront platform's webhook comes through: the shared mechanics (the raw body and its
-limit, the shop's connection, the signature, the answer, the outcome row, the spool), so that a platform's
-module only names its headers and reads its own order shape into an attribution.deliveries.Delivery.
+limit, the shop's connection, the signature check, the answer, the outcome row, the spool), running the hooks
+its platform declares (attribution.platforms.plugin: the headers, the signature scheme, the delivery id, the
+topics, the order read into an attribution.platforms.notices.OrderNotice).
 
 The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
 body over the limit (413) → no connection for the shop (401 unknown_shop) → signature missing or wrong
 (401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
-transaction (attribution.deliveries): a redelivery (200 redelivery), a topic or status with nothing to do
+transaction (attribution.platforms.receiving): a redelivery (200 redelivery), a topic or status with nothing to do
 (200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
 
 Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row (within
@@ -14,14 +15,8 @@ and signatures are never stored or logged; the body is kept as the fields the pl
 (brands.privacy.keep_platform_body).
 """
 
-import base64
-import codecs
-import hashlib
-import hmac
 import logging
-from decimal import Decimal
 
-import orjson
 from django.conf import settings
 from django.db import DatabaseError
 from django.http import JsonResponse
@@ -30,72 +25,34 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from attribution import deliveries, spool
 from attribution.api import throttles
-from attribution.deliveries import Action, Delivery, PlatformOrder
+from attribution.durability import faults
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
-from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection
-from brands.privacy import hashed, keep_platform_body
+from brands.privacy import keep_platform_body
 from brands.resolution import connection_for
 from brands.sealing import UnreadableSecret
 from config.lib.clients import client_address
 from health.log.recording import FAULTS, EventRecord, Receipt, count_unresolved_host, record
 
+from . import receiving
+from .notices import Action, OrderNotice
+from .plugin import Platform, Read
+from .reading import loads_order
+
 logger = logging.getLogger(__name__)
-
-
-class Read:
-    """What a platform's module read from one delivery: what it asks, the order, or why nothing."""
-
-    def __init__(self, action: Action, order: PlatformOrder | None = None, *, note: str = "", refusal=None):
-        self.action, self.order, self.note, self.refusal = action, order, note, refusal
 
 
 @method_decorator(
     csrf_exempt, name="dispatch"
 )  # a platform's server posts here; there is no session to guard
 class Receiver(View):
-    """One platform's webhook: POST only. Subclasses name the platform and its headers and read its order."""
+    """One platform's webhook: POST only. What differs by platform is asked of `platform`."""
 
     http_method_names = ["post"]
-    endpoint = ""  # the outcome log's endpoint (health.log.models.Endpoint)
-    platform = ""  # PlatformConnection.Platform
-    name = ""  # as answers name it
-    shop_header = ""  # the header naming the shop (its META key)
-    signature_header = ""  # the header carrying the signature (its META key)
-    signature_header_name = ""  # as the answers name it
-    topics: frozenset = frozenset()  # the topics this service acts on; any other is ignored
-
-    # --- what each platform says ----------------------------------------------------------------------
-
-    def shop_of(self, request) -> str:
-        """The shop's domain as the delivery names it (normalized by the caller)."""
-        return request.META.get(self.shop_header, "")
-
-    def topic_of(self, request) -> str:
-        raise NotImplementedError
-
-    def delivery_id_of(self, request, body: bytes) -> str:
-        raise NotImplementedError
-
-    def ping_of(self, request, body: bytes) -> str | None:
-        """The webhook id when this is the platform's ping (no order, no signature); None otherwise."""
-        return None
-
-    def kept(self, order: dict) -> dict:
-        """What the outcome log keeps of the platform's order: the fields read, as sent (addresses hashed by
-        brands.privacy.keep_platform_body); nothing of the shopper's details, which are not read."""
-        raise NotImplementedError
-
-    def read(self, *, topic: str, document, connection: PlatformConnection) -> Read:
-        """The platform's order shape read into what the delivery asks, for a topic of `topics` (no database
-        here). `document` is any JSON value: a body that is not an order is a refusal."""
-        raise NotImplementedError
-
-    # --- the shared mechanics -------------------------------------------------------------------------
+    platform: Platform = None  # given by attribution.platforms.urls: Receiver.as_view(platform=...)
 
     def http_method_not_allowed(self, request, *args, **kwargs):
         return _json(envelope(success=False, outcome=Outcome.METHOD_NOT_ALLOWED, text="Send POST."), 405)
@@ -112,16 +69,16 @@ class Receiver(View):
 
     def _post(self, request):
         received_at = timezone.now()
-        request.event_endpoint = self.endpoint
+        request.event_endpoint = self.platform.name
         body = _read_body(request)
         receipt = Receipt(
-            endpoint=self.endpoint,
+            endpoint=self.platform.name,
             received_at=received_at,
             request_id=getattr(request, "request_id", ""),
             body=body,
             body_parsed=False,
         )
-        shop = normalize_host(self.shop_of(request)) or ""
+        shop = normalize_host(self.platform.shop_of(request)) or ""
         if body is None:
             return self._refuse(
                 request,
@@ -133,17 +90,17 @@ class Receiver(View):
                 ),
                 shop=shop,
             )
-        webhook = self.ping_of(request, body)
+        webhook = self.platform.ping_of(request, body)
         if webhook is not None:
             return _json(
                 envelope(success=True, outcome=Outcome.PING, text=say("platform.ping", webhook=webhook)), 200
             )
-        connection = connection_for(self.platform, shop) if shop else None
+        connection = connection_for(self.platform.name, shop) if shop else None
         if connection is None:
             text = (
-                say("platform.unknown_shop", platform=self.name, shop=shop)
+                say("platform.unknown_shop", platform=self.platform.title, shop=shop)
                 if shop
-                else say("platform.no_shop", header=_header_name(self.shop_header))
+                else say("platform.no_shop", header=_header_name(self.platform.shop_header))
             )
             return self._refuse(request, receipt, Result(Outcome.UNKNOWN_SHOP, text), shop=shop)
         refusal = self._verify(request, body, connection, now=received_at)
@@ -153,31 +110,31 @@ class Receiver(View):
 
     def _verify(self, request, body: bytes, connection: PlatformConnection, *, now) -> Result | None:
         """None when the body is signed with one of the connection's secrets; the refusal otherwise."""
-        header = self.signature_header_name
-        given = request.META.get(self.signature_header, "").strip()
+        header = self.platform.signature_header_name
+        given = request.META.get(self.platform.signature_header, "").strip()
         if not given:
             return Result(Outcome.INVALID_SIGNATURE, say("platform.no_signature", header=header))
         try:
-            if any(_signed(body, secret, given) for secret in connection.signing_secrets(now=now)):
+            if any(self.platform.verification.signs(body, secret, given) for secret in connection.signing_secrets(now=now)):
                 return None
             replaced = connection.replaced_secret()
         except UnreadableSecret:
             logger.error("platform signing secret unreadable", extra={"connection": connection.pk})
             return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
-        if replaced is not None and _signed(body, replaced, given):
+        if replaced is not None and self.platform.verification.signs(body, replaced, given):
             when = timezone.localtime(connection.secret_replaced_at).strftime("%Y-%m-%d %H:%M %Z")
             return Result(Outcome.INVALID_SIGNATURE, say("platform.stale_signature", replaced=when))
         return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
 
     def _receive(self, request, body: bytes, receipt: Receipt, connection, *, received_at) -> JsonResponse:
-        topic = self.topic_of(request)
-        delivery = Delivery(
-            endpoint=self.endpoint,
-            platform=self.name,
+        topic = self.platform.topic_of(request)
+        notice = OrderNotice(
+            endpoint=self.platform.name,
+            platform=self.platform.title,
             connection_id=connection.pk,
             brand_id=connection.brand_id,
             host=connection.property_host,
-            delivery_id=self.delivery_id_of(request, body),
+            delivery_id=self.platform.delivery_id_of(request, body),
             topic=topic,
             action=Action.IGNORE,
         )
@@ -185,69 +142,64 @@ class Receiver(View):
         try:
             document = loads_order(body)
         except ValueError as exc:
-            if topic in self.topics:
+            if topic in self.platform.topics:
                 read = Read(
                     Action.RECORD,
                     refusal=[Outcome.INVALID_PARAMS, say("platform.not_json", problem=_short(exc))],
                 )
         else:
             if isinstance(document, dict):
-                receipt.request.update(body=keep_platform_body(self.kept(document)), body_parsed=True)
-            if topic in self.topics:
-                read = self.read(topic=topic, document=document, connection=connection)
-        delivery.action, delivery.order, delivery.note, delivery.refusal = (
+                receipt.request.update(body=keep_platform_body(self.platform.kept(document)), body_parsed=True)
+            if topic in self.platform.topics:
+                read = self.platform.read(topic=topic, document=document, connection=connection)
+        notice.action, notice.order, notice.note, notice.refusal = (
             read.action,
             read.order,
             read.note,
             read.refusal,
         )
         if read.action in (Action.FOLLOW, Action.CANCEL):
-            deliveries.recorded_as_change(receipt, self.endpoint)
+            receiving.recorded_as_change(receipt, self.platform.name)
         if not connection.is_enabled or not connection.brand_is_active:
             words = "platform.disabled" if not connection.is_enabled else "platform.brand_inactive"
             result = Result(
                 Outcome.CONNECTION_DISABLED,
-                say(words, platform=self.name, shop=connection.shop_domain),
+                say(words, platform=self.platform.title, shop=connection.shop_domain),
                 brand_id=connection.brand_id,
-                order_id=delivery.order_id_shown(),
+                order_id=notice.order_id_shown(),
             )
             _record(receipt.event(result))
             return self._answer(request, result)
         try:
-            result = deliveries.receive(delivery, received_at=received_at, receipt=receipt)
+            result = receiving.receive(notice, received_at=received_at, receipt=receipt)
         except Exception:  # noqa: BLE001  (a bug: the delivery is verified and read, so it is kept for replay)
-            logger.exception("platform delivery failed", extra={"brand_id": delivery.brand_id})
+            logger.exception("platform delivery failed", extra={"brand_id": notice.brand_id})
             result = Result(
                 Outcome.HANDLER_ERROR,
                 say("handler_error"),
-                brand_id=delivery.brand_id,
-                order_id=delivery.order_id_shown(),
+                brand_id=notice.brand_id,
+                order_id=notice.order_id_shown(),
             )
         if result.outcome in FAULTS:
-            return self._kept_for_later(request, receipt, delivery, result)
+            return self._kept_for_later(request, receipt, notice, result)
         return self._answer(request, result)
 
-    def _kept_for_later(self, request, receipt: Receipt, delivery: Delivery, result: Result) -> JsonResponse:
-        """A fault on our side: keep the delivery in the spool and answer 200, or 503 when it could not be kept
+    def _kept_for_later(self, request, receipt: Receipt, notice: OrderNotice, result: Result) -> JsonResponse:
+        """A fault on our side: keep the notice in the spool and answer 200, or 503 when it could not be kept
         (the platform retries then)."""
+        # Its endpoint is the receiver's, or its change endpoint (receiving.recorded_as_change).
         event = receipt.event(result)
-        try:
-            spool.keep_event(
-                endpoint=event.endpoint,  # the receiver's, or its change endpoint (deliveries.recorded_as_change)
-                received_at=event.received_at,
-                request_id=event.request_id,
-                body=(event.request_body or "").encode(),
-                brand_id=delivery.brand_id,
-                answered=str(result.outcome),
-                event=delivery.as_json(),
-            )
-        except OSError:
-            logger.critical(
-                "spool write failed: delivery not kept", exc_info=True, extra={"request_id": event.request_id}
-            )
+        kept = faults.keep_for_replay(
+            event,
+            body=(event.request_body or "").encode(),
+            brand_id=notice.brand_id,
+            answered=str(result.outcome),
+            notice=notice.as_json(),
+        )
+        if not kept:
             result.status = 503
             return self._answer(request, result)
-        _record(event)  # when the database answers again; the replay resolves this row
+        faults.record_or_keep(event, kept_for_replay=True)  # the replay resolves this row
         return self._answer(request, result)
 
     def _refuse(
@@ -257,14 +209,14 @@ class Receiver(View):
         the signature-failure limit per connection), else in the log of no brand (within the limit per address)."""
         at = receipt.request["received_at"]
         if connection is None and shop and result.outcome != Outcome.UNKNOWN_SHOP:
-            connection = connection_for(self.platform, shop)
+            connection = connection_for(self.platform.name, shop)
         if connection is not None:
             result.brand_id = connection.brand_id
             rate = settings.API_THROTTLE_RATES.get("signature_failures")
             allowed = not rate or throttles.hit(f"signature_failures:{connection.pk}", rate=rate)[0]
             if allowed:
                 # Signature failures are counted per connection for the overview; a body over the limit is not one.
-                refused = _refused_delivery(connection, request, self, at)
+                refused = _refused_delivery(connection, request, self.platform, at)
                 _record(
                     receipt.event(result),
                     delivery=refused if result.outcome == Outcome.INVALID_SIGNATURE else None,
@@ -280,32 +232,8 @@ class Receiver(View):
     def _answer(self, request, result: Result) -> JsonResponse:
         request.event_brand_id = result.brand_id
         request.event_outcome = str(result.outcome)
-        headers = {"WWW-Authenticate": "HMAC-SHA256"} if result.http_status == 401 else None
+        headers = {"WWW-Authenticate": self.platform.verification.name} if result.http_status == 401 else None
         return _json(result.body(), result.http_status, headers=headers)
-
-
-def loads_order(raw: bytes):
-    """A platform's JSON body: UTF-8 (a leading BOM allowed), no NaN or Infinity, nesting at most 1,024 deep.
-    Parsed by orjson: a Shopify order of 6.6 KB costs 0.2M instructions there against 0.5M in the standard
-    library's json (docs/performance.md). Unlike an order event's (attribution.parsing.loads_strict) a key
-    named twice is not refused: the platforms write their own bodies. A number with a fraction arrives as a
-    float: the amount read from it goes through `amount_of`."""
-    document = orjson.loads(raw.removeprefix(codecs.BOM_UTF8))
-    # Only \u escapes can produce what no text column holds (U+0000); orjson refuses an unpaired surrogate.
-    if b"\\u" in raw and holds_unstorable_text(document):
-        raise ValueError("a string holds \\u0000")
-    return document
-
-
-def amount_of(value):
-    """An amount as the field rule reads it: a JSON number with a fraction (a float here) as the Decimal of
-    its shortest spelling, 59.9 for 59.90; anything else as sent."""
-    return Decimal(repr(value)) if isinstance(value, float) else value
-
-
-def _signed(body: bytes, secret: str, given: str) -> bool:
-    expected = base64.b64encode(hmac.digest(secret.encode(), body, "sha256"))
-    return hmac.compare_digest(expected, given.encode("utf-8", "replace"))
 
 
 def _read_body(request) -> bytes | None:
@@ -318,16 +246,12 @@ def _read_body(request) -> bytes | None:
     return None if len(body) > limit else body
 
 
-def _refused_delivery(connection, request, receiver: Receiver, at) -> PlatformDelivery:
+def _refused_delivery(connection, request, platform: Platform, at) -> PlatformDelivery:
     return PlatformDelivery(
         brand_id=connection.brand_id,
         connection_id=connection.pk,
-        delivery_id=(
-            request.META.get("HTTP_X_SHOPIFY_WEBHOOK_ID")
-            or request.META.get("HTTP_X_WC_WEBHOOK_DELIVERY_ID")
-            or ""
-        )[:255],
-        topic=receiver.topic_of(request)[:64],
+        delivery_id=platform.refused_delivery_id(request)[:255],
+        topic=platform.topic_of(request)[:64],
         verified=False,
         received_at=at,
     )
@@ -362,36 +286,3 @@ def _header_name(meta_key: str) -> str:
 def _short(exc: Exception) -> str:
     text = str(exc) or type(exc).__name__
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def body_digest(body: bytes) -> str:
-    """A delivery's body as a short id, where the platform's own delivery id is not enough."""
-    return hashlib.sha256(body).hexdigest()[:32]
-
-
-# --- helpers for reading a platform's order -----------------------------------------------------------
-
-
-def moment(value):
-    """A platform's timestamp (ISO 8601, UTC without an offset), or None when it cannot be read."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        return parse_timestamp(value)
-    except FieldError:
-        return None
-
-
-def email_kept(*values) -> str | None:
-    """The first address given, as the service keeps it (its hash); the address itself goes no further."""
-    for value in values:
-        if isinstance(value, str) and "@" in value:
-            return hashed(value)
-    return None
-
-
-def flag(value) -> bool:
-    try:
-        return parse_bool(value)
-    except FieldError:
-        return False

@@ -1,5 +1,5 @@
-"""Shopify's order webhooks (Settings → Notifications → Webhooks, format JSON; or an app's subscriptions):
-POST /api/platforms/shopify, signed with X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body), the shop
+"""Shopify as a storefront platform (attribution.platforms.plugin): its order webhooks (Settings →
+Notifications → Webhooks, format JSON; or an app's subscriptions): POST /api/platforms/shopify, signed with X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body), the shop
 named by X-Shopify-Shop-Domain, each delivery by X-Shopify-Webhook-Id (the same on every retry).
 
 - orders/create and orders/paid record the order, whichever comes first; the other is `already_received`.
@@ -11,21 +11,26 @@ The order's REST shape is read here and nowhere else (docs/integration.md, "Shop
 
 from urllib.parse import parse_qsl, urlsplit
 
-from attribution.deliveries import Action, PlatformOrder
-from attribution.links import CLICK_ID_PARAM
+from attribution.links import CLICK_ID_NAME, CLICK_ID_PARAM
 from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
 from brands.privacy import hashed
 
-from .base import Read, Receiver, amount_of, body_digest, email_kept, flag, moment
+from .notices import Action, PlatformOrder
+from .plugin import Platform, Read, SetupRequest
+from .reading import amount_of, as_list, body_digest, email_kept, flag, moment
 
-CART_ATTRIBUTE = "sms_click_id"  # what sms-click.js writes into the cart's attributes (/cart/update.js)
 TOPICS = {
     "orders/create": Action.RECORD,
     "orders/paid": Action.RECORD,
     "orders/updated": Action.FOLLOW,
     "orders/cancelled": Action.CANCEL,
 }
+# Shopify's financial statuses (its webhooks' financial_status, its order export's Financial Status): an
+# order whose money went back, or never came, and the others. The order books' reader reads them too
+# (attribution.reconciliation.formats).
+NOT_PAID_FOR = frozenset({"refunded", "voided"})
+PAID_FOR = frozenset({"paid", "partially_paid", "partially_refunded", "authorized", "pending"})
 # What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
 KEPT = (
     "id",
@@ -53,24 +58,22 @@ KEPT = (
     "created_at",
     "updated_at",
 )
-# financial_status values of an order whose money went back, or never came.
-NOT_PAID_FOR = frozenset({"refunded", "voided"})
 
 
-class ShopifyReceiver(Receiver):
-    endpoint = "shopify"
-    platform = PlatformConnection.Platform.SHOPIFY
-    name = "Shopify"
+class Shopify(Platform):
+    name = "shopify"
+    title = "Shopify"
+    endpoint_label = "Shopify webhook"
+    change_label = "Shopify webhook: update"
     shop_header = "HTTP_X_SHOPIFY_SHOP_DOMAIN"
     signature_header = "HTTP_X_SHOPIFY_HMAC_SHA256"
     signature_header_name = "X-Shopify-Hmac-Sha256"
+    topic_header = "HTTP_X_SHOPIFY_TOPIC"
+    delivery_id_header = "HTTP_X_SHOPIFY_WEBHOOK_ID"
     topics = frozenset(TOPICS)
 
-    def topic_of(self, request) -> str:
-        return request.META.get("HTTP_X_SHOPIFY_TOPIC", "").strip()
-
     def delivery_id_of(self, request, body: bytes) -> str:
-        return request.META.get("HTTP_X_SHOPIFY_WEBHOOK_ID", "").strip() or f"sha256:{body_digest(body)}"
+        return super().delivery_id_of(request, body) or f"sha256:{body_digest(body)}"
 
     def kept(self, order: dict) -> dict:
         kept = {name: order[name] for name in KEPT if name in order}
@@ -86,6 +89,24 @@ class ShopifyReceiver(Receiver):
         if not isinstance(document, dict):
             return Read(TOPICS[topic], refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
         return Read(TOPICS[topic], read_order(document, connection))
+
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
+        """A `test: true` order (counted apart, never billed)."""
+        return SetupRequest(
+            body=(
+                """{"id":'"$RUN"',"name":"#T'"$RUN"'","currency":"USD","subtotal_price":"10.00","""
+                """"total_price":"10.00","test":true,"email":null,"discount_codes":[],"note_attributes":[]}"""
+            ),
+            headers=[
+                "Content-Type: application/json",
+                "X-Shopify-Topic: orders/create",
+                f"X-Shopify-Shop-Domain: {connection.shop_domain}",
+            ],
+            signed=['"X-Shopify-Hmac-Sha256: $SIG"', '"X-Shopify-Webhook-Id: setup-test-$RUN"'],
+        )
+
+
+SHOPIFY = Shopify()
 
 
 def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
@@ -103,7 +124,7 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         currency=order.get("currency"),
         is_test=flag(order.get("test")),
         is_returning_customer=isinstance(orders_count, int) and orders_count > 1,
-        codes=[c.get("code") for c in _list(order.get("discount_codes")) if isinstance(c, dict)],
+        codes=[c.get("code") for c in as_list(order.get("discount_codes")) if isinstance(c, dict)],
         clicks=_clicks(order),
         email=email_kept(order.get("email"), order.get("contact_email"), customer.get("email")),
         cancelled=bool(order.get("cancelled_at")) or order.get("financial_status") in NOT_PAID_FOR,
@@ -117,9 +138,9 @@ def _clicks(order: dict) -> list:
     """The click id candidates, the most trusted first: the cart attribute sms-click.js set from the click
     cookie, then the first page of the shopper's visit (Shopify's landing_site)."""
     found = [
-        ["the cart attribute sms_click_id", attribute.get("value")]
-        for attribute in _list(order.get("note_attributes"))
-        if isinstance(attribute, dict) and attribute.get("name") == CART_ATTRIBUTE
+        [f"the cart attribute {CLICK_ID_NAME}", attribute.get("value")]
+        for attribute in as_list(order.get("note_attributes"))
+        if isinstance(attribute, dict) and attribute.get("name") == CLICK_ID_NAME
     ]
     landing = order.get("landing_site")
     if isinstance(landing, str) and CLICK_ID_PARAM in landing:
@@ -132,7 +153,3 @@ def _clicks(order: dict) -> list:
 def _first_given(order: dict, current: str, original: str) -> str:
     """The name of the amount to read: its current value (after edits and refunds), else the original."""
     return current if order.get(current) is not None else original
-
-
-def _list(value) -> list:
-    return value if isinstance(value, list) else []

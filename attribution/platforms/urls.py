@@ -1,14 +1,15 @@
-"""One receiver per storefront platform (reverse as "platforms:shopify"), with or without a trailing slash and
-never redirected, as the event API's paths (docs/decisions.md, "Paths")."""
+"""One receiver per registered storefront platform (attribution.platforms.registry), at /api/platforms/<name>
+and reversed as "platforms:<name>", with or without a trailing slash and never redirected, as the event API's
+paths (docs/decisions.md, "Paths")."""
 
 from django.urls import re_path
 
-from .shopify import ShopifyReceiver
-from .woocommerce import WooCommerceReceiver
+from .base import Receiver
+from .registry import platforms
 
 app_name = "platforms"
 
 urlpatterns = [
-    re_path(r"^shopify/?$", ShopifyReceiver.as_view(), name="shopify"),
-    re_path(r"^woocommerce/?$", WooCommerceReceiver.as_view(), name="woocommerce"),
+    re_path(rf"^{platform.name}/?$", Receiver.as_view(platform=platform), name=platform.name)
+    for platform in platforms()
 ]

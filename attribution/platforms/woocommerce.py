@@ -1,4 +1,4 @@
-"""WooCommerce's order webhooks (WooCommerce → Settings → Advanced → Webhooks, API version WP REST v3):
+"""WooCommerce as a storefront platform (attribution.platforms.plugin): its order webhooks (WooCommerce → Settings → Advanced → Webhooks, API version WP REST v3):
 POST /api/platforms/woocommerce, signed with X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the
 webhook's secret), the site named by X-WC-Webhook-Source, the topic by X-WC-Webhook-Topic.
 
@@ -15,16 +15,25 @@ The order's REST shape is read here and nowhere else (docs/integration.md, "WooC
 import re
 from decimal import Decimal, InvalidOperation
 
-from attribution.deliveries import Action, PlatformOrder
+from attribution.links import CLICK_ID_NAME
 from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
 from brands.privacy import hashed
 
-from .base import Read, Receiver, body_digest, email_kept, moment
+from .notices import Action, PlatformOrder
+from .plugin import Platform, Read, SetupRequest
+from .reading import as_list, body_digest, email_kept, moment
 
-META_KEYS = frozenset({"sms_click_id", "_sms_click_id"})  # where a store's checkout keeps the click cookie
+META_KEYS = frozenset({CLICK_ID_NAME, f"_{CLICK_ID_NAME}"})  # where a store's checkout keeps the click cookie
+TOPICS = frozenset({"order.created", "order.updated", "order.deleted", "order.restored"})
+# WooCommerce's order statuses, as its REST API and its exports spell them; the order books' reader reads them
+# too (attribution.reconciliation.formats). A paid order is recorded, then followed; an undone one cancelled.
 PAID = frozenset({"processing", "completed"})
 UNDONE = frozenset({"cancelled", "refunded"})
+ON_HOLD = "on-hold"  # awaiting a payment the shop confirms by hand
+FAILED = "failed"  # its payment failed
+# Never paid: such an order earns nothing (and may never have reached the thank-you page).
+UNPAID = frozenset({"pending", "pending-payment", "checkout-draft", "draft", "trash"})
 # What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
 KEPT = (
     "id",
@@ -46,20 +55,20 @@ KEPT = (
 _PING = re.compile(rb"webhook_id=([0-9]{1,20})")
 
 
-class WooCommerceReceiver(Receiver):
-    endpoint = "woocommerce"
-    platform = PlatformConnection.Platform.WOOCOMMERCE
-    name = "WooCommerce"
+class WooCommerce(Platform):
+    name = "woocommerce"
+    title = "WooCommerce"
+    endpoint_label = "WooCommerce webhook"
+    change_label = "WooCommerce webhook: update"
     shop_header = "HTTP_X_WC_WEBHOOK_SOURCE"
     signature_header = "HTTP_X_WC_WEBHOOK_SIGNATURE"
     signature_header_name = "X-WC-Webhook-Signature"
-    topics = frozenset({"order.created", "order.updated", "order.deleted", "order.restored"})
-
-    def topic_of(self, request) -> str:
-        return request.META.get("HTTP_X_WC_WEBHOOK_TOPIC", "").strip()
+    topic_header = "HTTP_X_WC_WEBHOOK_TOPIC"
+    delivery_id_header = "HTTP_X_WC_WEBHOOK_DELIVERY_ID"
+    topics = TOPICS
 
     def delivery_id_of(self, request, body: bytes) -> str:
-        return f"{request.META.get('HTTP_X_WC_WEBHOOK_DELIVERY_ID', '').strip()[:200]}:{body_digest(body)}"
+        return f"{super().delivery_id_of(request, body)[:200]}:{body_digest(body)}"
 
     def ping_of(self, request, body: bytes) -> str | None:
         if request.META.get(self.signature_header):
@@ -104,6 +113,24 @@ class WooCommerceReceiver(Receiver):
             note=say("platform.ignored_status", order_id=order.order_id, status=status or "without a status"),
         )
 
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
+        """WooCommerce has no test flag: a pending order, which proves the signature and records nothing."""
+        return SetupRequest(
+            body=(
+                """{"id":'"$RUN"',"number":"'"$RUN"'","status":"pending","currency":"USD","total":"10.00","""
+                """"shipping_total":"0.00","total_tax":"0.00","coupon_lines":[],"meta_data":[]}"""
+            ),
+            headers=[
+                "Content-Type: application/json",
+                "X-WC-Webhook-Topic: order.created",
+                f"X-WC-Webhook-Source: https://{connection.shop_domain}/",
+            ],
+            signed=['"X-WC-Webhook-Signature: $SIG"', '"X-WC-Webhook-Delivery-ID: setup-test-$RUN"'],
+        )
+
+
+WOOCOMMERCE = WooCommerce()
+
 
 def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
     """WooCommerce's order (REST v3 shape) as the service reads it."""
@@ -113,10 +140,10 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         order_id=order.get("number") if by_number else order.get("id"),
         amount=_counted(order, connection),
         currency=order.get("currency"),
-        codes=[c.get("code") for c in _list(order.get("coupon_lines")) if isinstance(c, dict)],
+        codes=[c.get("code") for c in as_list(order.get("coupon_lines")) if isinstance(c, dict)],
         clicks=[
             [f"the order's meta_data {m.get('key')}", m.get("value")]
-            for m in _list(order.get("meta_data"))
+            for m in as_list(order.get("meta_data"))
             if isinstance(m, dict) and m.get("key") in META_KEYS
         ],
         email=email_kept(billing.get("email")),
@@ -135,7 +162,7 @@ def _counted(order: dict, connection: PlatformConnection):
     parts = [total]
     if connection.amount_counted == PlatformConnection.Amount.SUBTOTAL:
         parts += [_negated(order.get("shipping_total")), _negated(order.get("total_tax"))]
-    parts += [r.get("total") for r in _list(order.get("refunds")) if isinstance(r, dict)]  # negative already
+    parts += [r.get("total") for r in as_list(order.get("refunds")) if isinstance(r, dict)]  # negative already
     try:
         amount = sum((Decimal(str(part).strip()) for part in parts if part not in (None, "")), Decimal(0))
     except (InvalidOperation, ValueError):
@@ -151,7 +178,3 @@ def _negated(value):
         if isinstance(value, str) and value.strip() and not value.strip().startswith("-")
         else value
     )
-
-
-def _list(value) -> list:
-    return value if isinstance(value, list) else []

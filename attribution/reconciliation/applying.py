@@ -23,15 +23,17 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from attribution import orders
 from attribution.models import BookRow, Commission, CommissionStateChange, Order, Reconciliation
 from attribution.money import commission_amount, order_total
+from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Outcome, Result, say
+from attribution.outcomes.endpoints import Endpoint
 from config.lib.statements import Row
-from health.log.models import Endpoint, OutcomeEvent
+from health.log.models import OutcomeEvent
 from health.log.recording import Receipt, row_values
 
-from .matching import BATCH, BookLookups, _host_of, order_payload
+from .lookups import BookLookups, host_of, order_payload
+from .rows import BATCH
 from .summary import NO_CHANGES
 
 Change = BookRow.Change
@@ -110,7 +112,7 @@ class _Batch:
 
     def __init__(self, *, run: Reconciliation, at: datetime, request_id: str, key_prefix: str):
         self.run, self.at, self.request_id, self.key_prefix = run, at, request_id, key_prefix
-        self.host = _host_of(run.brand)
+        self.host = host_of(run.brand)
         self.changes = dict(NO_CHANGES)
 
     def apply(self, rows: list[BookRow]) -> None:
@@ -165,7 +167,7 @@ class _Batch:
             return
         lookups = BookLookups(self.run.brand_id, rows)
         for row in rows:
-            result = orders.confirm_order(
+            result = confirm_order(
                 payload=order_payload(row, host=lookups.host_for(row, self.host)),
                 received_at=self.at,
                 receipt=self._receipt(row),

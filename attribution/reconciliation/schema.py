@@ -3,12 +3,13 @@ answer with its fields, as attribution.reconciliation.summary writes them (docs/
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from attribution import examples
-from attribution.api.schema import _KEYED, _answer
+from attribution.api.answers import KEYED, answer
+from attribution.contract import examples
 from attribution.models import BookRow, Reconciliation
 from attribution.outcomes import Outcome
 
-from .formats import FIELDS, MAP_PREFIX, MAX_BYTES, MAX_HEADER_NAME, MAX_ROWS
+from .books.columns import FIELDS, MAP_PREFIX, MAX_HEADER_NAME
+from .books.reader import MAX_BYTES, MAX_ROWS
 from .summary import COUNTS, NO_CHANGES, ROWS_PER_PAGE
 
 TAG = "Reconciliation"
@@ -133,9 +134,9 @@ def _success(status: int, properties: dict, required: list[str], description: st
 
 
 def _refusal(status: int, outcomes: list[Outcome], description: str) -> OpenApiResponse:
-    answer = _answer(status, outcomes)
-    answer.description = f"{description} Outcomes: {', '.join(f'`{o}`' for o in outcomes)}."
-    return answer
+    refused = answer(status, outcomes)
+    refused.description = f"{description} Outcomes: {', '.join(f'`{o}`' for o in outcomes)}."
+    return refused
 
 
 _RUN_ID = OpenApiParameter(
@@ -217,7 +218,7 @@ UPLOAD = dict(
         ),
         *_MAP_PARAMETERS,
         OpenApiParameter("filename", str, description="A name to show the run under (text/csv uploads)."),
-        *_KEYED,
+        *KEYED,
     ],
     examples=[
         OpenApiExample(
@@ -263,7 +264,7 @@ READ = dict(
             {"type": "string", "enum": list(BookRow.Status.values)},
             description="Only the rows of one category.",
         ),
-        *_KEYED,
+        *KEYED,
     ],
     responses={
         200: _success(
@@ -307,7 +308,7 @@ APPLY = dict(
     ),
     tags=[TAG],
     request=None,
-    parameters=[_RUN_ID, *_KEYED],
+    parameters=[_RUN_ID, *KEYED],
     responses={
         200: _success(
             200,

@@ -4,7 +4,7 @@ from django.db.models import QuerySet
 
 from attribution.models import BookRow, Reconciliation
 
-from .formats import FIELDS
+from .books.columns import FIELDS
 
 ROWS_PER_PAGE = 1000
 NO_CHANGES = {"created": 0, "updated": 0, "cancelled": 0, "kept": 0}

@@ -5,7 +5,7 @@ GET  /api/Affiliates/reconciliations/<id>            the summary and its rows, 1
 POST /api/Affiliates/reconciliations/<id>/apply      make the changes, once
 
 Another brand's run is a 404 on every path. The body is read here, streamed to a temporary file (never
-held whole in memory) up to formats.MAX_BYTES; the file's reading is attribution.reconciliation.formats'.
+held whole in memory) up to books.reader.MAX_BYTES; the file's reading is attribution.reconciliation.books'.
 An upload or an apply writes no outcome row of its own: the run is the upload's record, and each change
 an apply makes is an outcome row of the `reconciliation` endpoint (attribution.reconciliation.applying).
 """
@@ -28,7 +28,9 @@ from attribution.parsing import drain
 from brands.auth import DeveloperKeyAuthentication
 
 from . import applying, matching, schema, summary
-from .formats import MAP_PREFIX, MAX_BYTES, BookError
+from .books.columns import MAP_PREFIX
+from .books.errors import BookError
+from .books.reader import MAX_BYTES
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from config.lib.admin import ReadOnlyAdmin, admin_link
 from health.alerts.descriptions import describe
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
-from health.alerts.notifications import new_secret
+from health.alerts.webhooks import new_secret
 
 
 @admin.register(AlertRuleSet)
@@ -90,7 +90,7 @@ class AttemptInline(admin.TabularInline):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(ReadOnlyAdmin):
+class NotificationDeliveryAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "notification", "target", "status", "attempts", "next_attempt_at"]
     list_filter = ["status", "notification__kind"]
     list_select_related = ["notification", "channel"]

@@ -5,8 +5,9 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from attribution.outcomes import OUTCOMES, Outcome
+from attribution.outcomes.endpoints import Endpoint
+from attribution.outcomes.endpoints import label as endpoint_label
 from health.alerts.models import Incident
-from health.log.models import Endpoint
 
 Rule = Incident.Rule
 
@@ -48,7 +49,7 @@ def describe(incident: Incident) -> Description:
         if via == Endpoint.ORDER_CONFIRMATION:
             title, what, fix = "Order confirmations stopped", "live order confirmation", SILENCE_FIX
         else:
-            label = Endpoint(via).label
+            label = endpoint_label(via)
             title, what, fix = f"Orders stopped: {label}", f"live order by {label}", SILENCE_WEBHOOK_FIX
         return Description(
             title,

@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncHour
 
-from attribution import spool
+from attribution.durability import spool
 from attribution.models import Reconciliation
+from attribution.outcomes.endpoints import NOT_ORDERS, ORDER_ENDPOINTS, Endpoint
 from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import (
     ACTION_CODES,
@@ -30,24 +31,20 @@ from health.alerts.rules import (
     floor_hour,
     is_silence_candidate,
 )
-from health.log.models import (
-    NOT_ORDERS,
-    ORDER_ENDPOINTS,
-    Endpoint,
-    HourlyOutcomeCount,
-    OutcomeEvent,
-    RollupWatermark,
-)
+from health.log.models import HourlyOutcomeCount, OutcomeEvent, RollupWatermark
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 
 HOUR = timedelta(hours=1)
 # The rows silence counts as orders arriving: every order confirmation but one handed to the platform's webhook
-# (the webhook's row counts it), and every platform delivery that brought an order.
-_ORDERS_ARRIVED = Q(endpoint=Endpoint.ORDER_CONFIRMATION) & ~Q(outcome="shopify_handoff") | Q(
-    endpoint__in=[e for e in ORDER_ENDPOINTS if e != Endpoint.ORDER_CONFIRMATION]
-) & ~Q(outcome__in=NOT_ORDERS)
+# (the webhook's row counts it), and every platform delivery that brought an order. Built when asked: the
+# platforms add their endpoints as they register (attribution.outcomes.endpoints.add_platform).
+def _orders_arrived() -> Q:
+    platforms = [e for e in ORDER_ENDPOINTS if e != Endpoint.ORDER_CONFIRMATION]
+    return (Q(endpoint=Endpoint.ORDER_CONFIRMATION) & ~Q(outcome="shopify_handoff")) | (
+        Q(endpoint__in=platforms) & ~Q(outcome__in=NOT_ORDERS)
+    )
 
 
 def read_facts(
@@ -172,7 +169,7 @@ def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: dateti
     # hourly_count_unique (brand, hour, ...): one range per silent brand.
     rows = (
         HourlyOutcomeCount.objects.filter(
-            _ORDERS_ARRIVED,
+            _orders_arrived(),
             brand_id__in=brand_ids,
             is_test=False,
             hour__gte=start,
@@ -187,7 +184,7 @@ def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: dateti
     # Unrolled events that old are rare (a late replay); counted all the same.
     tail = (
         OutcomeEvent.objects.filter(
-            _ORDERS_ARRIVED,
+            _orders_arrived(),
             id__gt=_watermark(),
             brand_id__in=brand_ids,
             is_test=False,

@@ -212,7 +212,9 @@ class Notification(models.Model):
 
 
 class Delivery(models.Model):
-    """A notification on its way to one target: the brand's users by email (no channel) or one channel."""
+    """A notification delivery: a notification on its way to one target, the brand's users by email (no
+    channel) or one webhook channel, made by notification attempts (health.alerts.notifications). Not a storefront
+    platform's delivery (attribution.models.PlatformDelivery)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -257,7 +259,7 @@ class Delivery(models.Model):
 
 
 class DeliveryAttempt(models.Model):
-    """One try at a delivery: the delivery log of a channel (or of the brand's email)."""
+    """One notification attempt at a delivery: the delivery log of a channel (or of the brand's email)."""
 
     delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
     # Copied from the delivery, so a channel's log is one index range.

@@ -8,8 +8,8 @@ from django.db.models import Prefetch
 
 from brands.models import Brand
 from health.alerts.descriptions import Description, describe
+from health.alerts.messages import recipients
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
-from health.alerts.notifications import recipients
 
 RECENT_INCIDENTS = 30
 ATTEMPTS_SHOWN = 10

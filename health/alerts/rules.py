@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from attribution.outcomes import OUTCOMES, RECORDED
+from attribution.outcomes.endpoints import Endpoint
 from health.alerts.models import AlertRuleSet, Incident
-from health.log.models import Endpoint
+from health.log.models import NEEDS_ACTION_OUTCOMES
 
 Rule = Incident.Rule
 
 # Outcomes a brand can fix (a fix sentence, not a service-side fault): what spikes and new problems count.
-ACTION_CODES = frozenset(str(o) for o in RECORDED if OUTCOMES[o].needs_action)
+ACTION_CODES = frozenset(NEEDS_ACTION_OUTCOMES)
 SERVICE_CODES = frozenset(str(o) for o in RECORDED if OUTCOMES[o].service_side)
 
 HISTORY_DAYS = 7  # silence compares the same hours of this many days before

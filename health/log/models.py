@@ -6,61 +6,10 @@ from django.utils import timezone
 
 from brands.models import Brand
 
-
-class Endpoint(models.TextChoices):
-    ORDER_CONFIRMATION = "order_confirmation", "Order confirmation"
-    CANCEL = "cancel", "Cancel"
-    UPDATE = "update", "Update"
-    RECONCILIATION = "reconciliation", "Reconciliation"
-    SHOPIFY = "shopify", "Shopify webhook"
-    SHOPIFY_CHANGE = "shopify_change", "Shopify webhook: update"
-    WOOCOMMERCE = "woocommerce", "WooCommerce webhook"
-    WOOCOMMERCE_CHANGE = "woocommerce_change", "WooCommerce webhook: update"
-
-
-# The brand's own event API (the interface's three endpoints); the other values are the other ways in.
-EVENT_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.CANCEL, Endpoint.UPDATE)
-# The storefront platforms' webhook deliveries (attribution/platforms/): per platform, the deliveries that
-# bring an order (and those refused before their topic was read), and those that change one (an update or a
-# cancel: Shopify's orders/updated and orders/cancelled, WooCommerce's order.updated of a known order).
-PLATFORM_ENDPOINTS = (
-    Endpoint.SHOPIFY,
-    Endpoint.SHOPIFY_CHANGE,
-    Endpoint.WOOCOMMERCE,
-    Endpoint.WOOCOMMERCE_CHANGE,
-)
-CHANGE_ENDPOINT = {
-    Endpoint.SHOPIFY: Endpoint.SHOPIFY_CHANGE,
-    Endpoint.WOOCOMMERCE: Endpoint.WOOCOMMERCE_CHANGE,
-}
-# The ways an order comes in: the order confirmation, and a storefront platform's order webhook.
-ORDER_ENDPOINTS = (Endpoint.ORDER_CONFIRMATION, Endpoint.SHOPIFY, Endpoint.WOOCOMMERCE)
-# Answers on those that are no order of their own: the order was handed to the platform's webhook
-# (shopify_handoff), came already (a redelivery, orders/paid after orders/create), there was none to take
-# (an ignored topic, a disabled connection), or the delivery was not the shop's (an unknown shop, a
-# signature that does not match: refused before anything of it was trusted).
-NOT_ORDERS = frozenset(
-    {
-        "shopify_handoff",
-        "redelivery",
-        "already_received",
-        "ignored",
-        "connection_disabled",
-        "unknown_shop",
-        "invalid_signature",
-    }
-)
-
-
-def counts_as_order(endpoint: str, outcome: str) -> bool:
-    """Whether an outcome row is an order received (taken or rejected), whichever way it came: the overview's
-    and the portfolio's order figures. One order arriving by both ways counts once (its confirmation is
-    shopify_handoff)."""
-    return endpoint in ORDER_ENDPOINTS and outcome not in NOT_ORDERS
-
-
-# The outcomes a brand can fix (attribution.outcomes, needs_action), as the events list's "needs your action"
-# filter asks for them; the partial index outcome_brand_action_idx covers exactly these rows.
+# The outcomes a brand can fix, listed once: the events list's "needs your action" filter, the partial index
+# outcome_brand_action_idx and the alert rules read this list. They are the codes the outcome table gives a fix
+# that is not a service-side fault (attribution.outcomes.codes, which the log does not import);
+# tests/health/log/test_indexes.py keeps the two saying the same.
 NEEDS_ACTION_OUTCOMES = [
     "duplicate_order",
     "unregistered_property",
@@ -86,7 +35,7 @@ class OutcomeEvent(models.Model):
     brand = models.ForeignKey(
         Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="outcome_events", db_index=False
     )
-    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    endpoint = models.CharField(max_length=24)  # its names and labels: attribution.outcomes.endpoints
     outcome = models.CharField(max_length=32)
     http_status = models.PositiveSmallIntegerField()
     order_id = models.CharField(max_length=255, blank=True, default="")
@@ -132,9 +81,7 @@ class OutcomeEvent(models.Model):
                 name="outcome_brand_warned_idx",
                 condition=models.Q(has_warnings=True),
             ),
-            # Health events list filtered to "needs your action": the few such rows, newest first. The
-            # codes are the outcome table's needs-action ones (attribution.outcomes, which the log does not
-            # import); tests/health/log/test_indexes.py keeps the two lists equal.
+            # Health events list filtered to "needs your action": the few such rows, newest first.
             models.Index(
                 fields=["brand", "-received_at", "-id"],
                 name="outcome_brand_action_idx",
@@ -174,7 +121,7 @@ class DailyOutcomeCount(models.Model):
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     day = models.DateField()
-    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    endpoint = models.CharField(max_length=24)  # its names and labels: attribution.outcomes.endpoints
     outcome = models.CharField(max_length=32)
     is_test = models.BooleanField(default=False)
     count = models.PositiveIntegerField(default=0)
@@ -198,7 +145,7 @@ class HourlyOutcomeCount(models.Model):
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     hour = models.DateTimeField()  # start of the hour, UTC
-    endpoint = models.CharField(max_length=24, choices=Endpoint.choices)
+    endpoint = models.CharField(max_length=24)  # its names and labels: attribution.outcomes.endpoints
     outcome = models.CharField(max_length=32)
     is_test = models.BooleanField(default=False)
     count = models.PositiveIntegerField(default=0)

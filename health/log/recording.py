@@ -129,6 +129,8 @@ def record(event: EventRecord) -> int:
     return _insert_event(**row_values(event))
 
 
+# The outcomes that answer a fault of the service rather than the request (attribution.outcomes' insert_failed
+# and handler_error): the one list of them. The outcome log sits below attribution, so it names them as text.
 FAULTS = ("insert_failed", "handler_error")
 
 

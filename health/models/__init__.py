@@ -13,7 +13,6 @@ from health.alerts.models import (  # noqa: F401
 )
 from health.log.models import (  # noqa: F401
     DailyOutcomeCount,
-    Endpoint,
     HourlyOutcomeCount,
     OutcomeEvent,
     RollupWatermark,

@@ -1,5 +1,5 @@
 """The signed-in user's own settings (/health/account/): the time zone her pages and CSV files show
-times in (brands.timezones)."""
+times in (brands.user_zones)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from brands.timezones import set_time_zone
+from brands.user_zones import set_time_zone
 from health.pages.forms import TimeZoneForm
 
 

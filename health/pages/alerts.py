@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from health.alerts import notifications
+from health.alerts import notifications, webhooks
 from health.alerts import queries as alert_queries
 from health.alerts.forms import ChannelForm, RuleSetForm
 from health.alerts.models import Channel, Delivery
@@ -64,7 +64,7 @@ def add_channel(request, chosen):
         brand=chosen.brand,
         url=form.cleaned_data["url"],
         format=form.channel_format(),
-        secret=notifications.new_secret(),
+        secret=webhooks.new_secret(),
     )
     messages.success(request, "Webhook channel added. Send it a test notification to check your receiver.")
     return redirect(_here(chosen.brand))

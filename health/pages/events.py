@@ -1,6 +1,7 @@
 """Tracking health pages for brand users: overview, events list, one event, CSV export (docs/health.md).
 
-Every page works on one brand, chosen by health.pages.access.brand_page; reads go through health.pages.queries.
+Every page works on one brand, chosen by health.pages.access.brand_page; reads go through health.pages.queries
+(the overview) and health.pages.event_queries (the list, an event, the export).
 """
 
 import json
@@ -14,12 +15,13 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
-from attribution import spool
+from attribution.durability import spool
+from attribution.outcomes.endpoints import Endpoint
+from attribution.outcomes.endpoints import label as endpoint_label
 from config.db.router import primary
 from config.lib.jsontext import indented, is_json
-from health.log.models import Endpoint
 from health.log.rollup import roll_up
-from health.pages import queries, reconcile_queries
+from health.pages import event_queries, queries, reconcile_queries
 from health.pages.access import brand_page
 from health.pages.export import csv_lines
 from health.pages.forms import PERIODS, EventFilterForm, PeriodForm
@@ -27,7 +29,6 @@ from health.pages.overview import GROUPS, build_overview, info_of
 
 logger = logging.getLogger(__name__)
 
-ENDPOINT_LABELS = dict(Endpoint.choices)
 EVENTS_PER_PAGE = 50
 # Work the overview does on the roll-up before reading: bounded, and skipped when cron is at it.
 OVERVIEW_ROLLUP_BATCHES = 1
@@ -87,18 +88,18 @@ def events(request, chosen):
     form = EventFilterForm(request.GET)
     page = None
     if form.is_valid():
-        page = queries.events_page(
+        page = event_queries.events_page(
             chosen.brand,
             form.get_filters(),
-            older_than=queries.Cursor.decode(request.GET.get("older")),
-            newer_than=queries.Cursor.decode(request.GET.get("newer")),
+            older_than=event_queries.Cursor.decode(request.GET.get("older")),
+            newer_than=event_queries.Cursor.decode(request.GET.get("newer")),
             size=EVENTS_PER_PAGE,
         )
         for row in page.rows:
             info = info_of(row["outcome"], row["endpoint"])
             row["label"] = info.label if info else ""
             row["needs_action"] = bool(info and info.needs_action)
-            row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
+            row["endpoint_label"] = endpoint_label(row["endpoint"])
     return render(
         request,
         "health/events.html",
@@ -112,7 +113,7 @@ def events(request, chosen):
 
 
 @require_safe
-@brand_page(find=queries.event)
+@brand_page(find=event_queries.event)
 def event(request, chosen, found, pk: int):
     info = info_of(found.outcome, found.endpoint)
     return render(
@@ -121,8 +122,9 @@ def event(request, chosen, found, pk: int):
         {
             **chosen.context,
             "event": found,
+            "endpoint_label": endpoint_label(found.endpoint),
             "info": info,
-            "commission": queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
+            "commission": event_queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
             "request_text": indented(found.request_body or ""),
             "request_is_json": is_json(found.request_body or ""),
             "response_json": _pretty(found.response_body),
@@ -153,7 +155,7 @@ def export(request, chosen):
             status=400,
             content_type="text/plain; charset=utf-8",
         )
-    rows = queries.export_rows(chosen.brand, form.get_filters())
+    rows = event_queries.export_rows(chosen.brand, form.get_filters())
     # The zone is taken now: the rows are written after this view has returned.
     zone = timezone.get_current_timezone()
     response = StreamingHttpResponse(csv_lines(rows, zone=zone), content_type="text/csv; charset=utf-8")

@@ -6,9 +6,10 @@ from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 
 from attribution.outcomes import OUTCOMES, RECORDED
+from attribution.outcomes.endpoints import choices as endpoint_choices
 from brands.timezones import time_zones
-from health.log.models import Endpoint
-from health.pages.queries import EventFilters, Period, days_period, rolling_24h
+from health.pages.event_queries import EventFilters
+from health.pages.queries import Period, days_period, rolling_24h
 
 MAX_CUSTOM_DAYS = 366
 PERIODS = [("24h", "Last 24 hours"), ("7d", "7 days"), ("30d", "30 days"), ("custom", "Custom")]
@@ -84,7 +85,7 @@ class EventFilterForm(_FromToForm):
         required=False,
         choices=[("", "Any outcome")] + [(o.value, f"{o.value}: {OUTCOMES[o].label}") for o in RECORDED],
     )
-    endpoint = forms.ChoiceField(required=False, choices=[("", "Any endpoint")] + Endpoint.choices)
+    endpoint = forms.ChoiceField(required=False, choices=lambda: [("", "Any endpoint"), *endpoint_choices()])
     ns = forms.ChoiceField(
         required=False,
         label="Namespace",

@@ -10,14 +10,13 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from attribution.trace import readable
+from attribution.orders.trace import readable
+from attribution.outcomes.endpoints import CHANGE_ENDPOINT
+from attribution.outcomes.endpoints import label as endpoint_label
 from config.db.router import primary, reads_replica
-from health.log.models import CHANGE_ENDPOINT, Endpoint
 from health.pages import order_queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of
-
-ENDPOINT_LABELS = dict(Endpoint.choices)
 
 
 @require_safe
@@ -52,7 +51,7 @@ def _order(request, chosen, order_id: str, is_test: bool, page=None):
     for row in page.events:
         info = info_of(row["outcome"], row["endpoint"])  # a tracked cancel cancelled; it attributed nothing
         row["label"] = info.label if info else ""
-        row["endpoint_label"] = ENDPOINT_LABELS.get(row["endpoint"], row["endpoint"])
+        row["endpoint_label"] = endpoint_label(row["endpoint"])
     context = {**chosen.context, "page": page, "is_test": is_test}
     if page.order is not None:
         context["paths"] = paths_of(page.order, page.events)
@@ -69,7 +68,7 @@ def paths_of(order, events: list[dict]) -> list[str]:
     paths = ["the order confirmation"] if order.via_api else []
     if order.via_platform:
         platforms = [
-            ENDPOINT_LABELS[e]
+            endpoint_label(e)
             for e, change in CHANGE_ENDPOINT.items()
             if any(r["endpoint"] in (e, change) for r in events)
         ]

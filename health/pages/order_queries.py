@@ -14,10 +14,11 @@ from attribution.models import (
     Order,
     Statement,
 )
-from attribution.orders import decide_again
+from attribution.orders.whatif import decide_again
+from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand
-from health.log.models import Endpoint, OutcomeEvent
-from health.pages.queries import LIST_FIELDS
+from health.log.models import OutcomeEvent
+from health.pages.event_queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200
 BOOK_ROWS_SHOWN = 20
@@ -85,7 +86,7 @@ def order_page(brand: Brand, order_id: str, *, is_test: bool) -> OrderPage | Non
 
 @dataclass
 class WhatIf:
-    """The stored decision's event judged again now (attribution.orders.decide_again); nothing is written."""
+    """The stored decision's event judged again now (attribution.orders.whatif.decide_again); nothing is written."""
 
     outcome: str | None  # None when the event can no longer be judged (see `reason`)
     trace: list[dict] = field(default_factory=list)

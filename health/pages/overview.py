@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from attribution import outcomes
 from attribution.outcomes import Outcome, OutcomeInfo
-from health.log.models import EVENT_ENDPOINTS, ORDER_ENDPOINTS, Endpoint, counts_as_order
+from attribution.outcomes.endpoints import EVENT_ENDPOINTS, ORDER_ENDPOINTS, Endpoint, counts_as_order
+from attribution.outcomes.endpoints import choices as endpoint_choices
 from health.pages.queries import CountRow, Period
 
 # Outcome groups, in the order they are stacked in the chart (bottom first). "Tracked" is tracked orders
@@ -48,7 +49,7 @@ def is_accepted_order(code: str, endpoint: str) -> bool:
     """An order the service took and judged, by the order confirmation or a platform's order webhook: a 2xx
     answer that is not a service-side fault (a fault's event is counted when it is replayed). Duplicates and
     unreadable orders are not; nor an order confirmation handed to the platform's webhook, whose order counts
-    once, as the platform's (health.log.models.counts_as_order)."""
+    once, as the platform's (attribution.outcomes.endpoints.counts_as_order)."""
     info = info_of(code, endpoint)
     if not counts_as_order(endpoint, code) or info is None:
         return False
@@ -68,7 +69,7 @@ class OutcomeLine:
     group: str
     by_endpoint: dict[str, int] = field(default_factory=dict)
     # (endpoint, label) of the table's columns: the overview's endpoint lines (build_overview sets them).
-    columns: list[tuple[str, str]] = field(default_factory=lambda: list(Endpoint.choices))
+    columns: list[tuple[str, str]] = field(default_factory=endpoint_choices)
 
     @property
     def total(self) -> int:
@@ -162,7 +163,7 @@ def build_overview(rows: list[CountRow], period: Period, *, namespace: str, zone
     """`zone`: the time zone hour labels are shown in (default: the current one)."""
     is_test = namespace == "test"
     lines: dict[tuple, OutcomeLine] = {}
-    endpoints = {value: EndpointLine(value, label) for value, label in Endpoint.choices}
+    endpoints = {value: EndpointLine(value, label) for value, label in endpoint_choices()}
     per_bucket: dict[object, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     other_total = accepted = orders_total = orders_tracked = warned = 0
     for row in rows:

@@ -17,8 +17,11 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from attribution.models import BookRow, Reconciliation
-from attribution.reconciliation import applying, formats, matching, summary
-from attribution.reconciliation.formats import FIELDS, MAP_PREFIX, MAX_BYTES, MAX_ROWS, BookError
+from attribution.reconciliation import applying, matching, summary
+from attribution.reconciliation.books import columns
+from attribution.reconciliation.books.columns import FIELDS, MAP_PREFIX
+from attribution.reconciliation.books.errors import BookError
+from attribution.reconciliation.books.reader import MAX_BYTES, MAX_ROWS
 from config.lib.csvfiles import safe_cell, stream
 from health.pages import reconcile_queries
 from health.pages.access import brand_page
@@ -26,7 +29,7 @@ from health.pages.access import brand_page
 MB = MAX_BYTES // (1024 * 1024)
 
 
-# The fields a brand may map to its own columns (formats.FIELDS), as the page names them.
+# The fields a brand may map to its own columns (books.columns.FIELDS), as the page names them.
 MAP_LABELS = {
     "order_id": "Order id",
     "amount": "Amount",
@@ -55,7 +58,7 @@ class UploadForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # "Map the columns": each field's header, judged by the reading (formats.check_map), not here.
+        # "Map the columns": each field's header, judged by the reading (books.columns.check_map), not here.
         for name in FIELDS:
             self.fields[MAP_PREFIX + name] = forms.CharField(label=MAP_LABELS[name], required=False)
 
@@ -69,7 +72,7 @@ def _offered_headers(request, refused: BookError | None = None) -> list[str]:
     if refused is not None and refused.header:
         names = refused.header
     elif request.method == "POST":
-        names = formats.columns_named(request.POST.getlist("header"))
+        names = columns.columns_named(request.POST.getlist("header"))
     else:
         names = []
     return names[:HEADERS_OFFERED]
@@ -77,7 +80,7 @@ def _offered_headers(request, refused: BookError | None = None) -> list[str]:
 
 def _map_fields(form: UploadForm, headers: list[str]) -> list[dict]:
     """Each mappable field with its value: what the brand sent, else the column a map would read unasked."""
-    suggested = formats.suggest(headers) if headers else {}
+    suggested = columns.suggest(headers) if headers else {}
     fields = []
     for name in FIELDS:
         bound = form[MAP_PREFIX + name]
@@ -87,7 +90,7 @@ def _map_fields(form: UploadForm, headers: list[str]) -> list[dict]:
                 "name": bound.html_name,
                 "id": bound.id_for_label,
                 "label": MAP_LABELS[name],
-                "required": name in formats.GENERIC_REQUIRED,
+                "required": name in columns.GENERIC_REQUIRED,
                 "value": sent or suggested.get(name, ""),
             }
         )

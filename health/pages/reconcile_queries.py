@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import QuerySet
 
 from attribution.models import BookRow, Order, Reconciliation
+from attribution.reconciliation import totals
 from brands.models import Brand
 
 RUNS_SHOWN = 50
@@ -77,18 +78,8 @@ def differences(run: Reconciliation) -> Iterator[BookRow]:
 
 def not_in_book(run: Reconciliation) -> Iterator[Order]:
     """The live orders received within the book's period that it lacks (the summary's `not_in_book`)."""
-    if run.period_start is None:
-        return iter(())
-    in_book = BookRow.objects.filter(reconciliation=run, is_test=False).values("order_id")
-    # order_brand_time_idx (brand, -received_at).
     return (
-        Order.objects.filter(
-            brand_id=run.brand_id,
-            is_test=False,
-            received_at__gte=run.period_start,
-            received_at__lte=run.period_end,
-        )
-        .exclude(order_id__in=in_book)
+        totals.not_in_book(run)
         .select_related("commission")
         .order_by("received_at", "id")
         .iterator(chunk_size=2000)

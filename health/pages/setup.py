@@ -19,14 +19,15 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from attribution.models import CreatorLink
-from attribution.orders import confirm_order
+from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Result
+from attribution.outcomes.endpoints import Endpoint
+from attribution.platforms import registry
 from brands.forms import PlatformConnectionForm
 from brands.hosts import normalize_host
 from brands.models import Brand, PlatformConnection
-from health.log.models import Endpoint
 from health.log.recording import EventRecord, record
-from health.pages import queries
+from health.pages import event_queries, queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of
 
@@ -106,40 +107,19 @@ def connections_of(request, brand: Brand) -> list[dict]:
 
 
 def signed_test_curl(request, connection: PlatformConnection) -> str:
-    """A shell snippet that signs a test order with the secret the brand pastes into it, and sends it to this
-    connection: Shopify's `test: true` order (counted apart, never billed); WooCommerce has no test flag, so its
-    order is a pending one, which proves the signature and records nothing."""
+    """A shell snippet that signs the connection's platform's test order (attribution.platforms.plugin,
+    `test_request`) with the secret the brand pastes into it, and sends it to this connection."""
     url = request.build_absolute_uri(reverse(f"platforms:{connection.platform}"))
-    if connection.platform == PlatformConnection.Platform.SHOPIFY:
-        body = (
-            """{"id":'"$RUN"',"name":"#T'"$RUN"'","currency":"USD","subtotal_price":"10.00","""
-            """"total_price":"10.00","test":true,"email":null,"discount_codes":[],"note_attributes":[]}"""
-        )
-        headers = [
-            "Content-Type: application/json",
-            "X-Shopify-Topic: orders/create",
-            f"X-Shopify-Shop-Domain: {connection.shop_domain}",
-        ]
-        signed = ['"X-Shopify-Hmac-Sha256: $SIG"', '"X-Shopify-Webhook-Id: setup-test-$RUN"']
-    else:
-        body = (
-            """{"id":'"$RUN"',"number":"'"$RUN"'","status":"pending","currency":"USD","total":"10.00","""
-            """"shipping_total":"0.00","total_tax":"0.00","coupon_lines":[],"meta_data":[]}"""
-        )
-        headers = [
-            "Content-Type: application/json",
-            "X-WC-Webhook-Topic: order.created",
-            f"X-WC-Webhook-Source: https://{connection.shop_domain}/",
-        ]
-        signed = ['"X-WC-Webhook-Signature: $SIG"', '"X-WC-Webhook-Delivery-ID: setup-test-$RUN"']
+    platform = registry.platform_named(connection.platform)
+    test = platform.test_request(connection)
     lines = [
         "SECRET='PASTE_THE_SIGNING_SECRET'  # as the platform shows it; this page never shows it back",
         "RUN=$(date +%s)",
-        f"BODY='{body}'",
-        'SIG=$(printf \'%s\' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64)',
+        f"BODY='{test.body}'",
+        f"SIG=$({platform.verification.shell})",
         f"curl -sS -w '\\n' -X POST '{url}' \\",
-        *(f"  -H '{header}' \\" for header in headers),
-        *(f"  -H {header} \\" for header in signed),
+        *(f"  -H '{header}' \\" for header in test.headers),
+        *(f"  -H {header} \\" for header in test.signed),
         '  --data-binary "$BODY"',
     ]
     return "\n".join(lines)
@@ -240,7 +220,7 @@ def setup_page(request, chosen):
 
     sent = None
     if request.GET.get("sent", "").isdigit():
-        sent = queries.event([brand], pk=int(request.GET["sent"]))
+        sent = event_queries.event([brand], pk=int(request.GET["sent"]))
 
     base_url = request.build_absolute_uri("/")
     click_js = _absolute_static(request, "attribution/sms-click.js")
@@ -269,7 +249,7 @@ def setup_page(request, chosen):
         or brand.platform_connections.filter(is_enabled=True).exists(),
         "webhook_urls": {
             platform: request.build_absolute_uri(reverse(f"platforms:{platform}"))
-            for platform in PlatformConnection.Platform.values
+            for platform in registry.PLATFORMS
         },
     }
     return render(request, "health/setup.html", context)

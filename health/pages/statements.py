@@ -8,7 +8,15 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from attribution import selectors
+from attribution.billing.export import csv_filename, csv_lines
+from attribution.billing.statements import (
+    statement_adjustments,
+    statement_commissions,
+    statement_of,
+    statements_of,
+    summarize,
+    totals_of,
+)
 from health.pages.access import brand_page
 
 # The page lists this many commissions of a statement; the CSV export has them all.
@@ -18,8 +26,8 @@ COMMISSIONS_SHOWN = 200
 @require_safe
 @brand_page
 def statements(request, chosen):
-    found = selectors.statements_of(chosen.brand)
-    totals = selectors.totals_of(found)
+    found = statements_of(chosen.brand)
+    totals = totals_of(found)
     return render(
         request,
         "health/statements.html",
@@ -28,10 +36,10 @@ def statements(request, chosen):
 
 
 @require_safe
-@brand_page(find=selectors.statement_of)
+@brand_page(find=statement_of)
 def statement(request, chosen, found, pk: int):
-    summary = selectors.summarize(found)
-    commissions = list(selectors.statement_commissions(found)[: COMMISSIONS_SHOWN + 1])
+    summary = summarize(found)
+    commissions = list(statement_commissions(found)[: COMMISSIONS_SHOWN + 1])
     counted = sum(total.commissions for total in summary.totals)
     return render(
         request,
@@ -42,16 +50,16 @@ def statement(request, chosen, found, pk: int):
             "summary": summary,
             "commissions": commissions[:COMMISSIONS_SHOWN],
             "more_commissions": max(counted - COMMISSIONS_SHOWN, 0),
-            "adjustments": list(selectors.statement_adjustments(found)),
+            "adjustments": list(statement_adjustments(found)),
         },
     )
 
 
 @require_safe
-@brand_page(find=selectors.statement_of)
+@brand_page(find=statement_of)
 def statement_csv(request, chosen, found, pk: int):
     # The reader's zone, taken now: the rows are written after this view has returned.
-    lines = selectors.csv_lines(found, zone=timezone.get_current_timezone())
+    lines = csv_lines(found, zone=timezone.get_current_timezone())
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{selectors.csv_filename(found)}"'
+    response["Content-Disposition"] = f'attachment; filename="{csv_filename(found)}"'
     return response

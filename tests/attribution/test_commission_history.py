@@ -5,7 +5,7 @@ by Commission.move_to in the transaction of the move: cancel, lock, payment, a c
 import pytest
 from django.db import OperationalError, transaction
 
-from attribution.billing import lock_due_commissions, pay_statement
+from attribution.billing.writers import lock_due_commissions, pay_statement
 from attribution.models import Commission, CommissionStateChange, Statement
 from attribution.replay import replay_all
 from tests.attribution.billed import NOV_03, OCT_10, OCT_20, cancel, fresh, pending, update

@@ -1,5 +1,5 @@
 """The commission state machine (docs/decisions.md, "Commission states"; plus paid -> cancelled, the cancel
-after payment whose clawback tests/attribution/test_clawbacks.py covers): Commission.TRANSITIONS,
+after payment whose clawback tests/attribution/billing/test_clawbacks.py covers): Commission.TRANSITIONS,
 Commission.move_to and its history rows, and the moves cancel and update make through the API."""
 
 from datetime import UTC, date, datetime

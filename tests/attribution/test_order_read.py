@@ -56,7 +56,7 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "is_test": False,
             "outcome": "tracked",
             "received_at": "2026-05-01T12:00:00+00:00",
-            "trace": [],  # made by a factory, not decided (tests/attribution/test_order_trace.py)
+            "trace": [],  # made by a factory, not decided (tests/attribution/orders/test_order_trace.py)
         },
         "commission": {
             "state": "pending",

@@ -12,6 +12,7 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from attribution import parsing
+from attribution.currencies import currency_exponent
 from attribution.parsing import (
     FieldError,
     is_click_id,
@@ -253,7 +254,7 @@ def test_a_currency_without_minor_units_is_refused_and_the_error_says_why(sent):
 
 
 def test_currency_exponents_follow_iso_4217():
-    assert [parsing.currency_exponent(code) for code in ("JPY", "USD", "KWD")] == [0, 2, 3]
+    assert [currency_exponent(code) for code in ("JPY", "USD", "KWD")] == [0, 2, 3]
 
 
 # --- booleans -----------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 psycopg parses a statement's `%(name)s` placeholders once and keeps the result, but only for statements of
 at most MAX_CACHED_STATEMENT_PARAMS parameters and MAX_CACHED_STATEMENT_LENGTH bytes; a longer one is parsed
-again on every execute. The order's one statement (attribution.store) once grew from 50 to 54 parameters
+again on every execute. The order's one statement (attribution.orders.store) once grew from 50 to 54 parameters
 with four new order columns, and each tracked order paid about 1.1M instructions more (docs/performance.md).
 """
 

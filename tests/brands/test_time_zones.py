@@ -1,4 +1,4 @@
-"""brands.timezones: each signed-in user's requests run in the zone she picked; anonymous ones in UTC."""
+"""brands.user_zones: each signed-in user's requests run in the zone she picked; anonymous ones in UTC."""
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from brands.models import UserSettings
-from brands.timezones import SESSION_KEY, UserTimeZoneMiddleware
+from brands.user_zones import SESSION_KEY, UserTimeZoneMiddleware
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from attribution.billing import LOCK_BATCH_SIZE, due_commissions, lock_due_commissions
+from attribution.billing.writers import LOCK_BATCH_SIZE, due_commissions, lock_due_commissions
 
 
 class Command(BaseCommand):

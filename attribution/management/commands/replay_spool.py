@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
+from attribution.durability.spool import spool_dir
 from attribution.replay import replay_all
-from attribution.spool import spool_dir
 
 
 class Command(BaseCommand):

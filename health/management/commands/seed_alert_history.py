@@ -9,8 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
+from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand
-from health.log.models import Endpoint, OutcomeEvent
+from health.log.models import OutcomeEvent
 from health.log.recording import EventRecord, record
 from health.log.rollup import roll_up
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from schemathesis.config import SchemathesisConfig
 
-from attribution.management.commands.seed_demo import build
+from attribution.management.demo.world import build
 from attribution.outcomes import Outcome
 from config.wsgi import application
 

@@ -9,7 +9,7 @@ import pytest
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from attribution import spool
+from attribution.durability import spool
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
 from attribution.replay import REPLAYED, replay_all
 from brands.hosts import hash_email
@@ -666,7 +666,7 @@ def test_a_delivery_that_could_not_be_kept_is_answered_503_for_the_platform_to_r
     shopify, shop, monkeypatch
 ):
     monkeypatch.setattr(
-        "attribution.spool._write", lambda document: (_ for _ in ()).throw(OSError("disk full"))
+        "attribution.durability.spool._write", lambda document: (_ for _ in ()).throw(OSError("disk full"))
     )
 
     with failing_writes_to("attribution_order"):

@@ -16,7 +16,7 @@ from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.keyed import commission_for
 from tests.attribution.reconciliation.conftest import URL, rows_of, summary_of
-from tests.attribution.reconciliation.test_formats import shopify_book
+from tests.attribution.reconciliation.test_books import shopify_book
 
 pytestmark = pytest.mark.django_db
 

@@ -303,7 +303,7 @@ class TestBadInput:
         assert "The header has no amount column" in answer.json()["error"]
 
     def test_more_rows_than_the_limit_is_413_and_stores_nothing(self, alice, upload, monkeypatch):
-        monkeypatch.setattr("attribution.reconciliation.formats.MAX_ROWS", 3)
+        monkeypatch.setattr("attribution.reconciliation.books.reader.MAX_ROWS", 3)
 
         answer = upload(book(*(f"M-{n},10,USD,,,,," for n in range(4))), alice)
 
@@ -371,7 +371,7 @@ class TestBadInput:
         def fail(run):
             raise RuntimeError("the database went away")
 
-        monkeypatch.setattr("attribution.reconciliation.matching._summarize", fail)
+        monkeypatch.setattr("attribution.reconciliation.matching.summarize", fail)
 
         answer = upload(BOOK, alice)
 

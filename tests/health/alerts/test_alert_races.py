@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from health.alerts import evaluation as alerts
-from health.alerts import notifications
+from health.alerts import notifications, webhooks
 from health.alerts.evaluation import evaluate
 from health.alerts.models import Channel, DeliveryAttempt, Incident, Notification
 from tests.attribution.concurrently import run_together
@@ -72,7 +72,7 @@ def test_overlapping_evaluations_that_both_decide_to_resolve_notify_once(postgre
 def test_two_workers_delivering_at_once_send_each_notification_once(
     postgres_only, busy, receiver, monkeypatch
 ):
-    hook = Channel.objects.create(brand=busy, url=receiver.url, secret=notifications.new_secret())
+    hook = Channel.objects.create(brand=busy, url=receiver.url, secret=webhooks.new_secret())
     evaluate(now=LATER)
     hold_at(monkeypatch, notifications, "_claim")  # both have read the same due deliveries
     now = timezone.now()

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from attribution import spool
+from attribution.durability import spool
 from attribution.outcomes import Outcome
 from health.alerts.descriptions import describe
 from health.alerts.evaluation import evaluate

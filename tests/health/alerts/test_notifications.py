@@ -13,10 +13,11 @@ from django.core import mail
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from health.alerts import notifications, outbound
+from health.alerts import notifications, outbound, webhooks
 from health.alerts.evaluation import evaluate
 from health.alerts.models import Channel, Delivery, DeliveryAttempt
-from health.alerts.notifications import deliver_due, new_secret
+from health.alerts.notifications import deliver_due
+from health.alerts.webhooks import new_secret
 from health.tasks import evaluate_alerts
 from tests import factories
 from tests.health.alerting import T0, history, log
@@ -164,8 +165,8 @@ def test_a_slack_channel_gets_a_slack_message(busy, receiver):
 
 
 def test_slack_urls_get_the_slack_format_automatically():
-    assert notifications.format_for("https://hooks.slack.com/services/T0/B0/x") == Channel.Format.SLACK
-    assert notifications.format_for("https://example.com/hooks") == Channel.Format.STANDARD
+    assert webhooks.format_for("https://hooks.slack.com/services/T0/B0/x") == Channel.Format.SLACK
+    assert webhooks.format_for("https://example.com/hooks") == Channel.Format.STANDARD
 
 
 def test_a_removed_channel_gets_nothing_more(busy, receiver):

@@ -11,7 +11,7 @@ import pytest
 from health.alerts import notifications, outbound
 from health.alerts.evaluation import evaluate
 from health.alerts.models import AlertRuleSet, Channel, Incident
-from health.alerts.notifications import new_secret
+from health.alerts.webhooks import new_secret
 from tests.health.alerting import T0
 
 pytestmark = pytest.mark.django_db

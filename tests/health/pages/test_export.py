@@ -14,7 +14,7 @@ from django.urls import reverse
 from attribution.outcomes import Outcome
 from brands.models import UserSettings
 from health.log.models import OutcomeEvent
-from health.pages import queries
+from health.pages import event_queries
 from health.pages.export import HEADER
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +87,7 @@ def test_it_exports_the_filtered_list_newest_first(alice_client, brand, make_eve
 
 
 def test_it_exports_every_matching_event_across_chunks(alice_client, brand, make_event, monkeypatch):
-    monkeypatch.setattr(queries, "EXPORT_CHUNK_SIZE", 50)
+    monkeypatch.setattr(event_queries, "EXPORT_CHUNK_SIZE", 50)
     for i in range(120):
         make_event(brand, order_id=f"A-{i}", ago=timedelta(minutes=i))
 

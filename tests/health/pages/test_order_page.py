@@ -9,7 +9,7 @@ from html import unescape
 import pytest
 from django.utils import timezone
 
-from attribution.billing import lock_due_commissions
+from attribution.billing.writers import lock_due_commissions
 from tests import factories
 from tests.attribution.keyed import caller_of
 

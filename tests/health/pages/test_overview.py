@@ -381,7 +381,7 @@ def test_pages_load_no_script_and_nothing_from_elsewhere(alice_client, brand, ma
 def test_the_overview_shows_how_many_of_the_brands_events_wait_in_the_spool(client, settings, tmp_path):
     from django.utils import timezone
 
-    from attribution import spool
+    from attribution.durability import spool
     from tests.factories import BrandFactory, MembershipFactory
 
     alice_brand, bob_brand = BrandFactory(), BrandFactory()

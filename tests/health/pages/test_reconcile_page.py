@@ -113,7 +113,7 @@ class TestUpload:
         assert response.status_code == 400 and "Choose a CSV file" in response.content.decode()
 
     def test_a_file_over_the_limits_is_413_naming_the_limit(self, alice_client, acme, monkeypatch):
-        monkeypatch.setattr("attribution.reconciliation.formats.MAX_ROWS", 2)
+        monkeypatch.setattr("attribution.reconciliation.books.reader.MAX_ROWS", 2)
 
         response = alice_client.post(PAGE, {"file": book_file()})
 

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from attribution.billing import lock_due_commissions, pay_statement
+from attribution.billing.writers import lock_due_commissions, pay_statement
 from attribution.models import Statement
 from brands.models import UserSettings
 from tests import factories

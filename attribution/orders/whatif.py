@@ -1,0 +1,65 @@
+"""What-if: the decision an order confirmation would get now, under today's codes, clicks, creators and
+window, and the commission it would make. Reads only: for the order page's "judged again today" and the
+reconciliation's orders that never arrived."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from ..money import commission_amount
+from ..outcomes import Outcome, Result
+from ..parsing import loads_strict
+from .confirmation import parse_confirmation
+from .decision import decide
+from .hosts import resolve_event
+from .signals import Lookups
+
+
+def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:
+    """What-if: the decision an order confirmation `body` (its text as the outcome log keeps it) would get
+    at `at`, under today's codes, clicks, creators and window. Reads only; None when the body is not JSON,
+    no longer resolves to a brand or fails the field rules."""
+    try:
+        payload = loads_strict(body.encode())
+    except ValueError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    resolution = resolve_event(payload)
+    if resolution.brand is None:
+        return None
+    fields = parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
+    if fields is None:
+        return None
+    decision = decide(brand=resolution.brand, resolution=resolution, fields=fields, received_at=at)
+    return str(decision.outcome), decision.trace
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What an order not received would get: its outcome and, when tracked, its commission."""
+
+    outcome: str
+    commission: Decimal | None
+    currency: str
+    creator_id: int | None
+
+
+def would_earn(payload: dict, *, at: datetime, lookups: Lookups | None = None) -> Estimate | None:
+    """The decision an order confirmation `payload` would get at `at` under today's rules, and the
+    commission it would create: reads only. None when it does not resolve to a brand or fails the field
+    rules (the caller says why)."""
+    resolution = resolve_event(payload)
+    if resolution.brand is None:
+        return None
+    fields = parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
+    if fields is None:
+        return None
+    decision = decide(
+        brand=resolution.brand, resolution=resolution, fields=fields, received_at=at, lookups=lookups
+    )
+    amount = None
+    if decision.outcome == Outcome.TRACKED:
+        rate = resolution.brand.rate_for(is_returning_customer=fields.is_returning_customer)
+        amount = commission_amount(fields.amount, rate, fields.currency)
+    return Estimate(str(decision.outcome), amount, fields.currency, decision.creator_id)

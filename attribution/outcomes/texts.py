@@ -1,0 +1,147 @@
+"""Every sentence an answer carries, with the one table of fix sentences ("Fix: ..."): services pick a
+sentence from here by key; nothing else writes a user-facing sentence. No database here.
+"""
+
+# The fix of a field that breaks its rule, by the name the brand sent it under ("change.*" for cancel
+# and update, whose wording differs where their fields do). An answer about a field reads
+# "<field> <what is wrong>. Fix: <this>." (see `field_error`).
+FIELD_FIXES: dict[str, str] = {
+    "orderId": "send your order's id as a string or an integer",
+    "orderAmount": "send a number greater than 0 without symbols or markup, such as 59.90",
+    "currency": "send the order's three-letter ISO 4217 code, such as USD",
+    "test": "send true or false, or leave it out",
+    "is_returning_customer": "send true or false, or leave it out",
+    "code": "send the discount code as a string, or leave it out",
+    "customer_email": "send the shopper's address as a string, or leave it out",
+    "clickId": "send the sms_click_id cookie value exactly as stored (no quotes, no URL encoding, no cookie name)",
+    "order_id": "send the orderId of the original order",
+    "new_order_amount": "send the order's new total as a plain number such as 49.90",
+    "change.currency": "send the order's currency, such as USD",
+}
+
+# Every other sentence, by what happened; `{name}` parts are filled by `say`.
+TEXTS: dict[str, str] = {
+    # order confirmation
+    "order.not_an_object": "The request body must be a JSON object with the order's fields.",
+    "order.page_url_missing": "page_url is missing. Fix: send the URL of the page that sends the event, "
+    "or your domain in domain.",
+    "order.host_unreadable": "{field} could not be read as a web address. "
+    "Fix: send a URL such as https://shop.example/thank-you.",
+    "order.no_brand": "No registered brand matches {host}. Fix: page_url or domain must match your "
+    "registered domain.",
+    "order.duplicate": "Order {order_id} was already received; this repeat was ignored. "
+    "Fix: send each order once.",
+    "order.click_not_found": "clickId matches no click. "
+    "Fix: send the sms_click_id cookie value exactly as stored.",
+    "order.unreadable_return_window": "returnWindowClosesAt {problem}; the order was kept without it. "
+    "Send ISO 8601 such as 2026-12-24T00:00:00Z or Unix epoch seconds.",
+    # added to any answer whose event carries a warning
+    "answer.warning": " Warning: {warning}",
+    "order.tracked": "Order attributed; a commission was created.",
+    "order.no_attribution": "Order recorded; it matched no click, discount code or known shopper.",
+    "order.shopify_handoff": "Order recorded and handed off to your storefront-platform integration.",
+    "order.blacklisted_code": "Order recorded; its discount code is excluded from tracking.",
+    "order.expired_click": "Order recorded; the click is older than the attribution window, so no commission.",
+    "order.cross_brand_click": "Order recorded; the click belongs to another brand, so no commission.",
+    "order.property_mismatch": "Order recorded; the click was made on another of your properties, "
+    "so no commission.",
+    "order.banned_user": "Order recorded; the attributed account is inactive, so no commission was created.",
+    "order.unregistered_property": "Order recorded but not attributed: {host} is not a registered property. "
+    "Fix: ask your account manager to register it, or send page_url from a registered property.",
+    "order.unregistered_code": "Order recorded, but discount code {code!r} is not registered to a creator. "
+    "Fix: register the code to the matching creator's account.",
+    # cancel and update
+    "change.not_an_object": 'The request body must be a JSON object. Fix: send {{"order_id": ...}}.',
+    "change.missing": "Missing required field(s): {missing}. Fix: send {required}.",
+    "change.brand_inactive": "The brand of this developer key is inactive. Fix: contact your account manager.",
+    "change.domain_not_yours": "{host} is not a registered property of your brand. "
+    "Fix: send one of your registered domains, or leave domain out.",
+    "change.not_found": "No commission for {namespace} order {order_id} (usually the order was not attributed).",
+    "change.already_cancelled": "The commission of order {order_id} was already cancelled.",
+    "change.cancelled": "The commission of order {order_id} was cancelled.",
+    "change.cancelled_after_payment": "The commission of order {order_id} was cancelled after it was paid; "
+    "{clawback}.",
+    "change.nothing_to_claw_back": "nothing was left to claw back",
+    "change.adjustment": "{amount} {currency} is {what} on your statement of {statement}",
+    "change.update_of_cancelled": "The commission of order {order_id} is cancelled; its amount was not changed.",
+    "change.other_currency": "currency {sent} differs from the order's {currency}. "
+    "Fix: send the new total in the order's currency.",
+    "change.updated": "The commission of order {order_id} now follows the new total {total} {currency}.",
+    "change.updated_after_payment": " It was already paid: {adjustment}.",
+    "change.updated_after_payment_unchanged": " It was already paid; the amount is unchanged, so nothing is billed.",
+    "change.cancel_failed": "Event received; cancelling failed on our side and the event is kept for "
+    "processing. Nothing to change.",
+    # a storefront platform's webhook deliveries (attribution/platforms/)
+    "platform.unknown_shop": "No connection for the {platform} shop {shop}. Fix: add it on your Setup page.",
+    "platform.no_shop": "The {header} header is missing: no shop to find. Fix: send the webhook from the "
+    "platform itself.",
+    "platform.no_signature": "The {header} header is missing. Fix: send the webhook from the platform, which "
+    "signs each delivery with the connection's secret.",
+    "platform.bad_signature": "The {header} header does not match the body signed with the connection's "
+    "secret. Fix: paste the signing secret your platform shows into the connection on your Setup page.",
+    "platform.stale_signature": "The delivery was signed with the secret this connection replaced on "
+    "{replaced}. Fix: paste the secret your platform shows now into the connection on your Setup page.",
+    "platform.not_kept": "The delivery could not be verified or kept on our side; the platform sends it again. "
+    "Nothing to change.",
+    "platform.too_large": "The body is larger than {limit} KiB; nothing was read.",
+    "platform.disabled": "The {platform} connection of {shop} is disabled: the delivery changed nothing.",
+    "platform.brand_inactive": "The brand of the {platform} shop {shop} is inactive: the delivery changed "
+    "nothing.",
+    "platform.redelivery": "Delivery {delivery} was already received; this copy changed nothing.",
+    "platform.already_received": "Order {order_id} was already received from the platform; nothing changed.",
+    "platform.joined_commission": "Order {order_id} joined its order confirmation, whose commission stands.",
+    "platform.ignored_topic": "Topic {topic} asks nothing of this service; the delivery was recorded and ignored.",
+    "platform.ignored_status": "Order {order_id} is {status}: it is recorded once it is paid (processing or "
+    "completed).",
+    "platform.not_received": "No {namespace} order {order_id} was received; nothing to follow.",
+    "platform.deleted_by_number": "A deleted order's body carries only its id, and this connection names orders "
+    "by their number: nothing to cancel. Fix: cancel the order before deleting it, or name orders by id.",
+    "platform.unchanged": "Order {order_id}: its counted amount ({total} {currency}) did not change.",
+    "platform.older_version": "Order {order_id}: this version ({changed_at}) is older than one already "
+    "applied; ignored.",
+    "platform.not_json": "The body is not JSON ({problem}).",
+    "platform.not_an_order": "The body is not an order object.",
+    "platform.ping": "Webhook {webhook} reached the service. Deliveries are verified with the connection's secret.",
+    "platform.recorded": "{text} (Recorded from {platform}.)",
+    # a reconciliation's changes (attribution.reconciliation.applying)
+    "reconciliation.cancelled": "The commission of order {order_id} was cancelled: the order book cancelled it.",
+    "reconciliation.updated": "The commission of order {order_id} now follows the order book's total {total} {currency}.",
+    # service-side faults, any endpoint
+    "insert_failed": "Event received; saving it failed on our side and it is kept for processing. "
+    "Nothing to change.",
+    "handler_error": "Event received; a processing error occurred on our side and it is kept for processing. "
+    "Nothing to change.",
+    "server_error": "Processing error on the service side.",
+    # what the framework refuses before a service runs
+    "auth.missing": "Authorization header missing. Fix: send 'Authorization: Bearer <developer key>'.",
+    "auth.malformed": "Authorization must be 'Bearer <developer key>'. "
+    "Fix: send the word Bearer, one space, then the key.",
+    "auth.unknown_key": "The developer key is unknown or revoked. Fix: send a current key from your account manager.",
+    "auth.expired_key": "The developer key has expired. Fix: ask your account manager for a new key.",
+    "auth.replayed_key": "The developer key is missing, unknown or revoked.",
+    "rate_limited": "Too many requests. Retry after {seconds:.0f} seconds.",
+    "body.too_large": "The request body is larger than 64 KiB.",
+    "body.unreadable": "{problem} Fix: send a JSON object.",
+    "body.replayed_unreadable": "The request body is not valid JSON.",
+    "replay.stored_at_arrival": "Stored when it arrived; the answer was lost to a service-side fault.",
+    "options": "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/.",
+    "not_found": "No endpoint at {path}.",
+    # the read API
+    "read.test_flag": "test must be true or false.",
+    "read.brand_inactive": "The brand of this developer key is inactive.",
+    "read.not_found": "Your brand has no {namespace} order {order_id}.",
+    # the admin's forms
+    "link.destination_not_a_property": "{host} is not a registered property of {brand}. "
+    "Fix: register it as a property of the brand first, or link to one of its registered hosts.",
+}
+
+
+def say(key: str, **values) -> str:
+    """The sentence `key` of TEXTS with its `{name}` parts filled."""
+    return TEXTS[key].format(**values)
+
+
+def field_error(name: str, problem: str, *, fix: str | None = None) -> str:
+    """ "<name> <problem>. Fix: <the field's fix>." (FIELD_FIXES, under `fix` when the wording differs)."""
+    return f"{name} {problem}. Fix: {FIELD_FIXES[fix or name]}."
+

@@ -1,0 +1,85 @@
+"""What a storefront platform declares to plug into the receiver (attribution.platforms.base, which only runs
+these hooks): its name and labels, how it signs (its verification), which headers name the shop, the topic
+and the delivery, the topics it acts on, how its order reads, and the signed request the setup page sends to
+test a connection. A platform module subclasses `Platform`; attribution.platforms.registry lists them.
+"""
+
+from dataclasses import dataclass
+
+from brands.models import PlatformConnection
+
+from .notices import Action, PlatformOrder
+from .signatures import BASE64_HMAC_SHA256
+
+
+class Read:
+    """What a platform's module read from one delivery: what it asks, the order, or why nothing."""
+
+    def __init__(self, action: Action, order: PlatformOrder | None = None, *, note: str = "", refusal=None):
+        self.action, self.order, self.note, self.refusal = action, order, note, refusal
+
+
+@dataclass(frozen=True)
+class SetupRequest:
+    """The signed request the setup page's shell snippet sends to test a connection (health.pages.setup).
+
+    `body` goes between single quotes in the shell, so '"$RUN"' puts the run's number in it; `headers` are
+    sent as they are; `signed` are double-quoted, so $SIG (the body's signature) and $RUN are filled in."""
+
+    body: str
+    headers: list[str]
+    signed: list[str]
+
+
+class Platform:
+    """One storefront platform. Subclasses set the names and headers and read their own order shape."""
+
+    # As connections (PlatformConnection.platform), the receiver's path (/api/platforms/<name>, reversed as
+    # "platforms:<name>") and the outcome log's endpoint name it; `<name>_change` is the endpoint of the
+    # deliveries that change an order. At most 17 characters: the log's endpoint holds 24.
+    name = ""
+    title = ""  # as answers name it: "Shopify"
+    endpoint_label = ""  # the outcome log's endpoint as the pages show it: "Shopify webhook"
+    change_label = ""  # and its change endpoint: "Shopify webhook: update"
+    # Outcomes this platform words its own way on its endpoints (attribution.outcomes.endpoints.add_platform).
+    words: dict = {}
+    verification = BASE64_HMAC_SHA256  # attribution.platforms.signatures
+    shop_header = ""  # the header naming the shop (its META key)
+    signature_header = ""  # the header carrying the signature (its META key)
+    signature_header_name = ""  # as the answers name it
+    topic_header = ""  # the header naming the topic (its META key)
+    delivery_id_header = ""  # the header naming the delivery (its META key)
+    topics: frozenset = frozenset()  # the topics this service acts on; any other is ignored
+
+    def shop_of(self, request) -> str:
+        """The shop's domain as the delivery names it (normalized by the caller)."""
+        return request.META.get(self.shop_header, "")
+
+    def topic_of(self, request) -> str:
+        return request.META.get(self.topic_header, "").strip()
+
+    def delivery_id_of(self, request, body: bytes) -> str:
+        """The id a verified delivery is kept under: the same on every retry of one delivery."""
+        return request.META.get(self.delivery_id_header, "").strip()
+
+    def refused_delivery_id(self, request) -> str:
+        """The id a delivery whose signature failed is counted under (it never takes the id)."""
+        return request.META.get(self.delivery_id_header, "")
+
+    def ping_of(self, request, body: bytes) -> str | None:
+        """The webhook id when this is the platform's ping (no order, no signature); None otherwise."""
+        return None
+
+    def kept(self, order: dict) -> dict:
+        """What the outcome log keeps of the platform's order: the fields read, as sent (addresses hashed by
+        brands.privacy.keep_platform_body); nothing of the shopper's details, which are not read."""
+        raise NotImplementedError
+
+    def read(self, *, topic: str, document, connection: PlatformConnection) -> Read:
+        """The platform's order shape read into what the delivery asks, for a topic of `topics` (no database
+        here). `document` is any JSON value: a body that is not an order is a refusal."""
+        raise NotImplementedError
+
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
+        """A test order for the setup page to send to `connection`, which records nothing that counts."""
+        raise NotImplementedError

@@ -1,0 +1,80 @@
+"""The decision's reads for a batch of book orders, and a book order as the order confirmation it stands for:
+what the matching's estimate and the apply both judge."""
+
+from django.db.models import F
+from django.db.models.functions import Lower
+
+from attribution.models import Click
+from attribution.orders.signals import Lookups
+from brands.models import Brand, DiscountCode
+
+
+class BookLookups(Lookups):
+    """The decision's reads for a batch of book orders, made once for the batch. A book names no shopper."""
+
+    def __init__(self, brand_id: int, book_orders: list):
+        self.brand_id = brand_id
+        click_ids = {o.click_id for o in book_orders if o.click_id}
+        codes = {o.code.lower() for o in book_orders if o.code}
+        self.clicks = (
+            {
+                click.click_id: click
+                for click in Click.objects.filter(click_id__in=click_ids).annotate(
+                    creator_is_active=F("creator__is_active"),
+                    creator_name=F("creator__name"),
+                    property_host=F("property__host"),
+                )
+            }
+            if click_ids
+            else {}
+        )
+        self.codes = (
+            {
+                code.code.lower(): code
+                for code in DiscountCode.objects.annotate(
+                    lowered=Lower("code"),
+                    creator_is_active=F("creator__is_active"),
+                    creator_name=F("creator__name"),
+                ).filter(brand_id=brand_id, lowered__in=codes)
+            }
+            if codes
+            else {}
+        )
+
+    def click(self, click_id):
+        return self.clicks.get(click_id)
+
+    def code(self, brand_id, code):
+        return self.codes.get(code.lower())
+
+    def shopper(self, brand_id, email_hash):
+        return None
+
+    def host_for(self, row, primary: str) -> str:
+        """The host a book order is judged on: its click's property when the click is the brand's (a book
+        does not say which storefront took the order; the click's is where the shopper went), else the
+        brand's primary property."""
+        click = self.clicks.get(row.click_id) if row.click_id else None
+        if click is not None and click.brand_id == self.brand_id and click.property_host:
+            return click.property_host
+        return primary
+
+
+def order_payload(row, *, host: str) -> dict:
+    """A book order as the order confirmation it stands for: what the decision judges (`row` is a
+    BookOrder or a stored BookRow; `host` from BookLookups.host_for)."""
+    return {
+        "orderId": row.order_id,
+        "orderAmount": str(row.amount),
+        "currency": row.currency,
+        "test": row.is_test,
+        "code": row.code or None,
+        "clickId": row.click_id or None,
+        "domain": host,
+    }
+
+
+def host_of(brand: Brand) -> str:
+    """The brand's primary property's host, or "" without one: the host a book order is judged on by default."""
+    prop = brand.primary_property()
+    return prop.host if prop is not None else ""

@@ -1,0 +1,32 @@
+"""Brands and what account managers register for them: properties, developer keys, creators,
+discount codes, known shoppers, storefront-platform connections and the users who may read a brand's
+health pages, with each user's own settings (the time zone pages show times in). One module per concept;
+this package lists them all, so `from brands.models import Brand` reads as before.
+
+Every table that holds a brand's data carries `brand` and its uniqueness rules include it, so the
+data can later be partitioned or sharded by brand.
+"""
+
+from brands.timezones import validate_time_zone  # noqa: F401  (migration 0004 names it brands.models.validate_time_zone)
+
+from .brand import Brand
+from .creators import Creator, DiscountCode, KnownShopper
+from .developer_keys import DeveloperKey, DeveloperKeyManager
+from .platform_connections import PlatformConnection, connection_of_shop
+from .properties import Property
+from .users import BrandMembership, UserSettings, brands_visible_to
+
+__all__ = [
+    "Brand",
+    "BrandMembership",
+    "Creator",
+    "DeveloperKey",
+    "DeveloperKeyManager",
+    "DiscountCode",
+    "KnownShopper",
+    "PlatformConnection",
+    "Property",
+    "UserSettings",
+    "brands_visible_to",
+    "connection_of_shop",
+]

@@ -1,0 +1,32 @@
+"""The logging configuration settings.py sets (LOGGING): JSON lines on the console, one line per API request
+in its own shape, and the noisy loggers quieted. Reads no environment: settings.py passes LOG_LEVEL."""
+
+
+def logging_settings(level: str) -> dict:
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "json": {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            },
+            "request_line": {"()": "attribution.api.middleware.RequestLineFormatter"},
+        },
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": "json"},
+            "requests": {"class": "logging.StreamHandler", "formatter": "request_line"},
+        },
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            # One JSON line per API request, in the same shape, from a formatter made for it.
+            "attribution.requests": {"handlers": ["requests"], "level": level, "propagate": False},
+            "django.server": {"level": "WARNING"},
+            # Every 4xx is an outcome in the outcome log already; only errors are worth a line here.
+            "django.request": {"level": "ERROR"},
+            "django.utils.autoreload": {"level": "WARNING"},
+            "axes": {"level": "WARNING"},
+            # The task runner says every scheduled run at INFO; its results are in the admin instead.
+            "django-q": {"level": "WARNING"},
+        },
+    }
