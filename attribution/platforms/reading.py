@@ -10,7 +10,7 @@ from decimal import Decimal
 import orjson
 
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
-from brands.privacy import hashed
+from brands.privacy import HASHED_PREFIX, hashed
 
 
 def loads_order(raw: bytes):
@@ -52,6 +52,8 @@ def email_kept(*values) -> str | None:
     for value in values:
         if isinstance(value, str) and "@" in value:
             return hashed(value)
+        if isinstance(value, str) and value.startswith(HASHED_PREFIX):  # as the outcome log kept it (what-if)
+            return value
     return None
 
 

@@ -37,6 +37,8 @@ from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 
 HOUR = timedelta(hours=1)
+
+
 # The rows silence counts as orders arriving: every order confirmation but one handed to the platform's webhook
 # (the webhook's row counts it), and every platform delivery that brought an order. Built when asked: the
 # platforms add their endpoints as they register (attribution.outcomes.endpoints.add_platform).
