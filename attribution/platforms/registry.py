@@ -20,9 +20,7 @@ def register(platform: Platform) -> Platform:
     """Add `platform` (its name not yet taken) with its endpoints and labels; returns it."""
     name = platform.name
     if not name or not name.isidentifier() or len(name) > MAX_NAME_LENGTH or name != name.lower():
-        raise ValueError(
-            f"a platform's name is a lowercase identifier of at most {MAX_NAME_LENGTH} characters"
-        )
+        raise ValueError(f"a platform's name is a lowercase identifier of at most {MAX_NAME_LENGTH} characters")
     if name in PLATFORMS:
         raise ValueError(f"platform {name} is registered already")
     PLATFORMS[name] = platform
