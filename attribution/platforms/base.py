@@ -4,15 +4,17 @@ its platform declares (attribution.platforms.plugin: the headers, the signature 
 topics, the order read into an attribution.platforms.notices.OrderNotice).
 
 The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
-body over the limit (413) → no connection for the shop (401 unknown_shop) → signature missing or wrong
+body over the limit (413) → no approved connection for the shop (401 unknown_shop; one pending approval is
+named) → signature missing or wrong
 (401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
 transaction (attribution.platforms.receiving): a redelivery (200 redelivery), a topic or status with nothing to do
 (200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
 
-Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row (within
-a limit per connection, or per address for an unknown shop), and its delivery id is never taken. Secrets
-and signatures are never stored or logged; the body is kept as the fields the platform module reads
-(brands.privacy.keep_platform_body).
+Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row, which
+keeps no body (its size, hash, naming headers and verdict), a few an hour per connection and each one beyond
+counted per hour (or within the limit per address for an unknown shop), and its delivery id is never taken.
+Secrets and signatures are never stored or logged; a verified body is kept as the fields the platform module
+reads (brands.privacy.keep_platform_body).
 """
 
 import hashlib
