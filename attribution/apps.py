@@ -8,3 +8,4 @@ class AttributionConfig(AppConfig):
     def ready(self):
         # The storefront platforms register their endpoints and labels (attribution.platforms.registry).
         from attribution.platforms import registry  # noqa: F401
+        from attribution.review import signals  # noqa: F401  (issue 38: a brand's review copy forgotten on edits)

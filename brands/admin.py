@@ -14,6 +14,7 @@ from rest_framework_api_key.models import APIKey
 
 from config.lib.admin import saved_time
 
+from .creator_email import CreatorForm
 from .forms import PlatformConnectionForm
 from .hosts import hash_email
 from .models import (
@@ -276,11 +277,18 @@ class DeveloperKeyAdmin(APIKeyModelAdmin):
 
 @admin.register(Creator)
 class CreatorAdmin(admin.ModelAdmin):
+    form = CreatorForm  # issue 38: her optional email, kept hashed (brands.creator_email)
+    fields = ["brand", "name", "is_active", "email", "forget_email", "has_email"]
+    readonly_fields = ["has_email"]
     list_display = ["name", "brand", "is_active", "created_at"]
     list_filter = ["is_active", "brand"]
     list_select_related = ["brand"]
     search_fields = ["name", "brand__name"]
     autocomplete_fields = ["brand"]
+
+    @admin.display(description="email on file", boolean=True)
+    def has_email(self, obj):
+        return bool(obj and obj.email_hash)
 
     def get_readonly_fields(self, request, obj=None):
         # Her codes, links, shoppers and commissions stay with the brand they were made at: moving
