@@ -10,7 +10,8 @@ does not count in the next:
 - reconciles a book of 10,000 missing orders (fresh ids each time) and applies it: the time of
   applying.apply for the 10,000 orders, each through the order confirmation's decision and writer;
 - reconciles books of 10,000, 50,000, 100,000 and 200,000 rows under tracemalloc: the peak of Python's
-  allocations, and the process's peak RSS, which stay flat as the file grows (the rows stream).
+  allocations, and the process's peak RSS, which stay flat as the file grows (the rows stream);
+- refuses crafted books of 1 to 50 MB, a line of commas and a wide header, memory flat (reconcile_wide.py).
 
 Wall-clock figures are noisy on a shared machine: run it twice and read the better. Targets:
 100,000 rows reconciled in at most 10 s, 10,000 missing orders applied in at most 30 s, memory flat.
@@ -315,6 +316,10 @@ def child(args) -> None:
     setup_django()
     if args.measure == "reconcile":
         result = measure_reconcile(args.rows, traced=args.traced)
+    elif args.measure == "wide":
+        from bench.reconcile_wide import measure_wide
+
+        result = measure_wide(BRAND, args.mb, args.shape)
     else:
         result = measure_apply(args.rows)
     print("RESULT " + json.dumps(result))
@@ -373,12 +378,17 @@ def main() -> None:
             f"  {rows:>8,} {m['bytes'] / 1e6:>8.1f} {m['peak_python_mb']:>15.1f} {m['max_rss_mb']:>12.0f} "
             f"{m['seconds']:>11.1f} {m['queries']:>8}"
         )
+    from bench.reconcile_wide import report
+
+    report(in_child)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--measure", choices=["reconcile", "apply"])
+    parser.add_argument("--measure", choices=["reconcile", "apply", "wide"])
+    parser.add_argument("--mb", type=int, default=1)
+    parser.add_argument("--shape", choices=["commas", "header"], default="commas")
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--traced", action="store_true")
     arguments = parser.parse_args()

@@ -4,6 +4,7 @@ shoppers here."""
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.forms.models import BaseInlineFormSet
 from django.urls import reverse
 from django.utils import timezone
@@ -97,7 +98,9 @@ def secret_state(connection: PlatformConnection) -> str:
     if connection is None or not connection.secret:
         return "none yet"
     if connection.secret_replaced_at:
-        return f"kept (encrypted); replaced {timezone.localtime(connection.secret_replaced_at):%Y-%m-%d %H:%M}"
+        return (
+            f"kept (encrypted); replaced {timezone.localtime(connection.secret_replaced_at):%Y-%m-%d %H:%M}"
+        )
     return "kept (encrypted)"
 
 
@@ -186,20 +189,58 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
     """Every brand's storefront-platform connections: which brand a shop belongs to, and its options."""
 
     form = PlatformConnectionForm
-    list_display = ["shop_domain", "platform", "brand", "property", "is_enabled", "secret_state", "created_at"]
-    list_filter = ["platform", "is_enabled"]
+    list_display = [
+        "shop_domain",
+        "platform",
+        "brand",
+        "property",
+        "is_enabled",
+        "approval",
+        "secret_state",
+        "created_at",
+    ]
+    list_filter = [("approved_at", admin.EmptyFieldListFilter), "platform", "is_enabled"]
     list_select_related = ["brand", "property"]
     search_fields = ["shop_domain", "brand__name", "property__host"]
     autocomplete_fields = ["brand"]
     raw_id_fields = ["property"]
-    readonly_fields = ["secret_state"]
+    readonly_fields = ["secret_state", "approval"]
+    actions = ["approve"]
 
     def get_fields(self, request, obj=None):
-        return ["brand", *PlatformConnectionForm.Meta.fields, "secret_state"]
+        return ["brand", *PlatformConnectionForm.Meta.fields, "secret_state", "approval"]
 
     @admin.display(description="secret")
     def secret_state(self, obj):
         return secret_state(obj)
+
+    @admin.display(description="approved", ordering="approved_at")
+    def approval(self, obj):
+        if obj.approved_at is None:
+            return "Pending: receives nothing until approved"
+        return timezone.localtime(obj.approved_at).strftime("%Y-%m-%d %H:%M")
+
+    @admin.action(description="Approve selected connections (check first that each shop is its brand's)")
+    def approve(self, request, queryset):
+        approved, taken = [], []
+        for connection in queryset.filter(approved_at__isnull=True).select_related("brand"):
+            connection.approved_at = timezone.now()
+            try:
+                with transaction.atomic():
+                    connection.save(update_fields=["approved_at"])
+            except IntegrityError:  # platform_connection_active_shop_unique: another brand has the shop
+                taken.append(str(connection))
+            else:
+                approved.append(str(connection))
+        if approved:
+            self.message_user(request, f"Approved: {', '.join(approved)}.", messages.SUCCESS)
+        if taken:
+            self.message_user(
+                request,
+                f"Not approved, the shop is already another approved connection's: {', '.join(taken)}. "
+                "Remove the wrong claim first.",
+                messages.ERROR,
+            )
 
 
 @admin.register(DeveloperKey)

@@ -78,7 +78,9 @@ def _cache_key(domain: str) -> str:
 
 def _load(domain: str) -> dict:
     hosts, brands = {}, {}
-    connected = PlatformConnection.objects.filter(brand_id=OuterRef("brand_id"), is_enabled=True)
+    connected = PlatformConnection.objects.filter(
+        brand_id=OuterRef("brand_id"), is_enabled=True, approved_at__isnull=False
+    )
     for prop in (
         Property.objects.filter(registrable_domain=domain)
         .select_related("brand")
@@ -143,8 +145,8 @@ _connections: OrderedDict[tuple[str, str], tuple[float, PlatformConnection | Non
 
 
 def connection_for(platform: str, shop: str) -> PlatformConnection | None:
-    """The connection of `platform`'s `shop`, with its brand's active flag and its property's host; None if
-    there is none."""
+    """The approved connection of `platform`'s `shop`, with its brand's active flag and its property's host;
+    None if there is none (a connection waiting for approval is none: brands.models.PlatformConnection)."""
     now, key = clock(), (platform, shop)
     held = _connections.get(key)
     if held is not None and held[0] > now:
@@ -155,6 +157,14 @@ def connection_for(platform: str, shop: str) -> PlatformConnection | None:
     if len(_connections) > LOCAL_MAX_DOMAINS:
         _connections.popitem(last=False)
     return found
+
+
+def is_pending(platform: str, shop: str) -> bool:
+    """Whether a connection of the shop waits for approval (asked only when no approved one has it)."""
+    # platform_conn_pending_idx (platform, shop_domain) WHERE approved_at IS NULL.
+    return PlatformConnection.objects.filter(
+        platform=platform, shop_domain=shop, approved_at__isnull=True
+    ).exists()
 
 
 def forget_connections() -> None:

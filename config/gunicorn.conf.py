@@ -12,10 +12,16 @@ p99 near 70 ms against 47 ms for sync workers: threads of one process wait for e
 
 import multiprocessing
 
+from config.serving import REQUEST_LINE_MAX_BYTES
+
 wsgi_app = "config.wsgi:application"
 bind = "127.0.0.1:8000"  # nginx on the same host forwards to it
 workers = 2 * multiprocessing.cpu_count() + 1
-worker_class = "sync"
+# gunicorn's sync worker, answering a request line over the limit below with the API's JSON 414 instead of
+# gunicorn's HTML page (config/serving.py).
+worker_class = "config.serving.JsonRefusalSyncWorker"
+# The path and query string of one request, as nginx in front allows them (large_client_header_buffers 8k).
+limit_request_line = REQUEST_LINE_MAX_BYTES
 # A worker whose main loop stops for this long is restarted; a request's own waits are bounded far below
 # it (a database wait, a connect), so only a real hang gets here.
 timeout = 30

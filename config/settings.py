@@ -252,9 +252,10 @@ API_THROTTLE_RATES = {
     # Order confirmations of no brand (unresolved_domain...) stored per address; beyond, counted per host and
     # hour (attribution.api.throttles.keep_brandless_event).
     "brandless_events": env("THROTTLE_BRANDLESS_EVENTS", default="60/min"),
-    # Platform deliveries whose signature fails, stored in the connection's brand's log per connection;
-    # beyond, only counted (attribution/platforms/base.py). A real shop never sends more than a few.
-    "signature_failures": env("THROTTLE_SIGNATURE_FAILURES", default="30/min"),
+    # Platform deliveries refused before they are trusted (a signature that does not match, a body over the
+    # limit), stored in the connection's brand's log a few an hour; beyond, counted per connection and hour
+    # (health.log.models.RefusedDeliveryCount). A real shop never sends more than a few.
+    "signature_failures": env("THROTTLE_SIGNATURE_FAILURES", default="5/hour"),
 }
 # Where the counts live: the shared cache with REDIS_URL, else the database; never one worker's memory.
 THROTTLE_STORE = "cache" if env("REDIS_URL", default="") else "database"
@@ -271,6 +272,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "attribution.api.schema.order_confirmation_component",
+        "attribution.api.answers.request_line_limit",
     ],
 }
 

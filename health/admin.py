@@ -10,7 +10,7 @@ from attribution.models import Order
 from attribution.outcomes import RECORDED
 from brands.models import Brand
 from config.lib.admin import CappedCountPaginator, ReadOnlyAdmin, admin_link
-from health.log.models import DailyOutcomeCount, OutcomeEvent, UnresolvedHostCount
+from health.log.models import DailyOutcomeCount, OutcomeEvent, RefusedDeliveryCount, UnresolvedHostCount
 
 
 class OutcomeFilter(admin.SimpleListFilter):
@@ -119,6 +119,18 @@ class DailyOutcomeCountAdmin(ReadOnlyAdmin):
     @admin.display(description="brand", ordering="brand__name")
     def brand_link(self, obj):
         return admin_link(obj.brand)
+
+
+@admin.register(RefusedDeliveryCount)
+class RefusedDeliveryCountAdmin(ReadOnlyAdmin):
+    """Deliveries a connection refused beyond the few an hour its brand's log keeps, counted per hour: a shop
+    whose secret changed, or someone sending bad signatures in its name."""
+
+    list_display = ["hour", "connection", "brand", "count"]
+    list_filter = ["brand"]
+    date_hierarchy = "hour"
+    ordering = ["-hour", "-count"]
+    list_per_page = 100
 
 
 @admin.register(UnresolvedHostCount)

@@ -17,6 +17,8 @@ _WHAT_A_STATUS_MEANS = {
     401: "success false: the developer key is missing, malformed, unknown or revoked.",
     404: "success false: nothing of yours at this path.",
     413: "success false: the body is larger than 64 KiB.",
+    414: "success false: the request line (path and query string) is longer than 8 KB; refused in front of the "
+    "service, nothing recorded.",
     429: "success false: too many requests; retry after the seconds in Retry-After.",
     500: "success false: a fault on the service side; nothing was changed.",
 }
@@ -56,3 +58,18 @@ WWW_AUTHENTICATE = OpenApiParameter(
 
 
 KEYED = [REQUEST_ID, RETRY_AFTER, WWW_AUTHENTICATE]  # the headers of every answer to a developer key
+
+
+def request_line_limit(result, generator, request, public):
+    """Postprocessing: every operation may be answered 414 before the service reads the request, by nginx or
+    gunicorn in front of it (config/serving.py): a request line (path and query string) over 8 KB."""
+    refused = answer(414, [Outcome.INVALID_PARAMS])
+    documented = {
+        "description": refused.description,
+        "content": {"application/json": {"schema": refused.response}},
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["responses"].setdefault("414", documented)
+    return result

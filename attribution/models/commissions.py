@@ -252,6 +252,8 @@ class CommissionStateChange(models.Model):
         indexes = [
             # The read API, the order page and the admin: a commission's moves in order.
             models.Index(fields=["commission", "changed_at"], name="statechange_commission_idx"),
+            # The overview's "Last cancellation": a brand's newest cancel, whichever way it came (a platform's).
+            models.Index(fields=["brand", "to_state", "-changed_at"], name="statechange_brand_to_idx"),
         ]
 
     def __str__(self):
@@ -282,6 +284,8 @@ class AmountChange(models.Model):
         indexes = [
             # The read API and admin: a commission's history in order.
             models.Index(fields=["commission", "changed_at"], name="amountchange_commission_idx"),
+            # The overview's "Last amount update": a brand's newest change, whichever way it came (a platform's).
+            models.Index(fields=["brand", "-changed_at"], name="amountchange_brand_time_idx"),
         ]
 
 

@@ -25,13 +25,28 @@ def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:
         return None
     if not isinstance(payload, dict):
         return None
+    return decide_payload_again(payload, at=at)
+
+
+def decide_payload_again(
+    payload: dict, *, at: datetime, lookups: Lookups | None = None, via_platform: bool = False
+) -> tuple[str, list[dict]] | None:
+    """What-if of an order confirmation's fields (or a platform's order read into them): its outcome and trace
+    at `at`. Reads only; None when it no longer resolves to a brand or fails the field rules."""
     resolution = resolve_event(payload)
     if resolution.brand is None:
         return None
     fields = parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
     if fields is None:
         return None
-    decision = decide(brand=resolution.brand, resolution=resolution, fields=fields, received_at=at)
+    decision = decide(
+        brand=resolution.brand,
+        resolution=resolution,
+        fields=fields,
+        received_at=at,
+        lookups=lookups,
+        via_platform=via_platform,
+    )
     return str(decision.outcome), decision.trace
 
 

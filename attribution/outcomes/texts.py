@@ -74,6 +74,9 @@ TEXTS: dict[str, str] = {
     "change.cancel_failed": "Event received; cancelling failed on our side and the event is kept for "
     "processing. Nothing to change.",
     # a storefront platform's webhook deliveries (attribution/platforms/)
+    "platform.pending": "The {platform} connection of {shop} waits for your account manager's approval: "
+    "until then it receives nothing. Fix: ask your account manager to approve it; the platform sends the "
+    "delivery again.",
     "platform.unknown_shop": "No connection for the {platform} shop {shop}. Fix: add it on your Setup page.",
     "platform.no_shop": "The {header} header is missing: no shop to find. Fix: send the webhook from the "
     "platform itself.",
@@ -98,6 +101,10 @@ TEXTS: dict[str, str] = {
     "platform.not_received": "No {namespace} order {order_id} was received; nothing to follow.",
     "platform.deleted_by_number": "A deleted order's body carries only its id, and this connection names orders "
     "by their number: nothing to cancel. Fix: cancel the order before deleting it, or name orders by id.",
+    "platform.not_cancelled": "Order {order_id} came as {topic}, but its body is not cancelled, refunded or "
+    "voided: nothing was cancelled. The topic header is not signed; the service acts on what the signed body says.",
+    "platform.deleted_not_ours": "Order {order_id} was deleted, but this site's webhook never delivered it: "
+    "nothing was cancelled. A deletion carries only an id, so it counts only for an order the same connection sent.",
     "platform.unchanged": "Order {order_id}: its counted amount ({total} {currency}) did not change.",
     "platform.older_version": "Order {order_id}: this version ({changed_at}) is older than one already "
     "applied; ignored.",
@@ -149,4 +156,3 @@ def say(key: str, **values) -> str:
 def field_error(name: str, problem: str, *, fix: str | None = None) -> str:
     """ "<name> <problem>. Fix: <the field's fix>." (FIELD_FIXES, under `fix` when the wording differs)."""
     return f"{name} {problem}. Fix: {FIELD_FIXES[fix or name]}."
-

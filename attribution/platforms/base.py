@@ -4,17 +4,21 @@ its platform declares (attribution.platforms.plugin: the headers, the signature 
 topics, the order read into an attribution.platforms.notices.OrderNotice).
 
 The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
-body over the limit (413) → no connection for the shop (401 unknown_shop) → signature missing or wrong
+body over the limit (413) → no approved connection for the shop (401 unknown_shop; one pending approval is
+named) → signature missing or wrong
 (401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
 transaction (attribution.platforms.receiving): a redelivery (200 redelivery), a topic or status with nothing to do
 (200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
 
-Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row (within
-a limit per connection, or per address for an unknown shop), and its delivery id is never taken. Secrets
-and signatures are never stored or logged; the body is kept as the fields the platform module reads
-(brands.privacy.keep_platform_body).
+Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row, which
+keeps no body (its size, hash, naming headers and verdict), a few an hour per connection and each one beyond
+counted per hour (or within the limit per address for an unknown shop), and its delivery id is never taken.
+Secrets and signatures are never stored or logged; a verified body is kept as the fields the platform module
+reads (brands.privacy.keep_platform_body).
 """
 
+import hashlib
+import json
 import logging
 
 from django.conf import settings
@@ -32,10 +36,17 @@ from attribution.outcomes import Outcome, Result, envelope, say
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import keep_platform_body
-from brands.resolution import connection_for
+from brands.resolution import connection_for, is_pending
 from brands.sealing import UnreadableSecret
 from config.lib.clients import client_address
-from health.log.recording import FAULTS, EventRecord, Receipt, count_unresolved_host, record
+from health.log.recording import (
+    FAULTS,
+    EventRecord,
+    Receipt,
+    count_refused_delivery,
+    count_unresolved_host,
+    record,
+)
 
 from . import receiving
 from .notices import Action, OrderNotice
@@ -97,11 +108,14 @@ class Receiver(View):
             )
         connection = connection_for(self.platform.name, shop) if shop else None
         if connection is None:
-            text = (
-                say("platform.unknown_shop", platform=self.platform.title, shop=shop)
-                if shop
-                else say("platform.no_shop", header=_header_name(self.platform.shop_header))
-            )
+            if not shop:
+                text = say("platform.no_shop", header=_header_name(self.platform.shop_header))
+            elif is_pending(
+                self.platform.name, shop
+            ):  # claimed on a setup page, not yet approved: nobody's yet
+                text = say("platform.pending", platform=self.platform.title, shop=shop)
+            else:
+                text = say("platform.unknown_shop", platform=self.platform.title, shop=shop)
             return self._refuse(request, receipt, Result(Outcome.UNKNOWN_SHOP, text), shop=shop)
         refusal = self._verify(request, body, connection, now=received_at)
         if refusal is not None:
@@ -115,7 +129,10 @@ class Receiver(View):
         if not given:
             return Result(Outcome.INVALID_SIGNATURE, say("platform.no_signature", header=header))
         try:
-            if any(self.platform.verification.signs(body, secret, given) for secret in connection.signing_secrets(now=now)):
+            if any(
+                self.platform.verification.signs(body, secret, given)
+                for secret in connection.signing_secrets(now=now)
+            ):
                 return None
             replaced = connection.replaced_secret()
         except UnreadableSecret:
@@ -149,7 +166,9 @@ class Receiver(View):
                 )
         else:
             if isinstance(document, dict):
-                receipt.request.update(body=keep_platform_body(self.platform.kept(document)), body_parsed=True)
+                receipt.request.update(
+                    body=keep_platform_body(self.platform.kept(document)), body_parsed=True
+                )
             if topic in self.platform.topics:
                 read = self.platform.read(topic=topic, document=document, connection=connection)
         notice.action, notice.order, notice.note, notice.refusal = (
@@ -158,6 +177,7 @@ class Receiver(View):
             read.note,
             read.refusal,
         )
+        notice.own_orders_only = read.own_orders_only
         if read.action in (Action.FOLLOW, Action.CANCEL):
             receiving.recorded_as_change(receipt, self.platform.name)
         if not connection.is_enabled or not connection.brand_is_active:
@@ -205,9 +225,18 @@ class Receiver(View):
     def _refuse(
         self, request, receipt: Receipt, result: Result, *, shop: str = "", connection=None
     ) -> JsonResponse:
-        """A delivery refused before it is trusted: its row in the brand's log when the shop is known (within
-        the signature-failure limit per connection), else in the log of no brand (within the limit per address)."""
+        """A delivery refused before it is trusted: its row in the brand's log when the shop is known (a few an
+        hour per connection, each one beyond counted per hour), else in the log of no brand (within the limit
+        per address). The row keeps no body: a refused one is anyone's bytes, and a real one signed with an old
+        secret holds the shopper's details; its size, a hash of its bytes, its headers and the verdict fix it."""
         at = receipt.request["received_at"]
+        receipt = Receipt(
+            **{
+                **receipt.request,
+                "body": _described(request, receipt, result, self.platform),
+                "body_parsed": True,
+            }
+        )
         if connection is None and shop and result.outcome != Outcome.UNKNOWN_SHOP:
             connection = connection_for(self.platform.name, shop)
         if connection is not None:
@@ -221,6 +250,8 @@ class Receiver(View):
                     receipt.event(result),
                     delivery=refused if result.outcome == Outcome.INVALID_SIGNATURE else None,
                 )
+            else:  # beyond the few an hour: counted per connection and hour, so nothing pushes the rest out
+                _count_refused(connection, at)
         else:
             rate = settings.API_THROTTLE_RATES.get("brandless_events")
             if not rate or throttles.hit(f"brandless_events:{client_address(request)}", rate=rate)[0]:
@@ -266,6 +297,30 @@ def _record(event: EventRecord, *, delivery: PlatformDelivery | None = None) -> 
             delivery.save(force_insert=True)
     except DatabaseError:
         logger.exception("outcome log write failed", extra={"request_id": event.request_id})
+
+
+def _described(request, receipt: Receipt, result: Result, platform: Platform) -> str:
+    """What the log keeps of a refused delivery in place of its body."""
+    body = receipt.request["body"]
+    length = request.META.get("CONTENT_LENGTH") or ""
+    return json.dumps(
+        {
+            "refused": str(result.outcome),
+            "bytes": len(body) if body is not None else int(length) if length.isdigit() else None,
+            "sha256": hashlib.sha256(body).hexdigest() if body is not None else None,
+            "headers": {
+                name: request.META[key][:255] for key, name in platform.kept_headers if request.META.get(key)
+            },
+        },
+        separators=(",", ":"),
+    )
+
+
+def _count_refused(connection, at) -> None:
+    try:
+        count_refused_delivery(brand_id=connection.brand_id, connection_id=connection.pk, at=at)
+    except DatabaseError:
+        logger.warning("refused-delivery count failed", exc_info=True)
 
 
 def _count(shop: str, at) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from attribution import changes
-from attribution.models import Commission, Order
+from attribution.models import Commission, Order, PlatformDelivery
 from attribution.money import order_total
 from attribution.outcomes import Outcome, Result, say
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
@@ -24,7 +24,21 @@ class _ConnectionKey:
     brand_is_active: bool = True
 
 
-def follow_order(notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None, cancel: bool) -> Result:
+def _delivered_before(notice: OrderNotice, order_id: str) -> bool:
+    """Whether the notice's connection delivered the order before (a verified delivery of another id)."""
+    # platform_delivery_time_idx (connection, -received_at): the connection's deliveries.
+    return (
+        PlatformDelivery.objects.filter(
+            brand_id=notice.brand_id, connection_id=notice.connection_id, order_id=order_id, verified=True
+        )
+        .exclude(delivery_id=notice.delivery_id[:255])
+        .exists()
+    )
+
+
+def follow_order(
+    notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None, cancel: bool
+) -> Result:
     order = notice.order
     refusal = unreadable(notice, zero_amount=True) if not (cancel or order.cancelled) else None
     if refusal is not None:
@@ -35,6 +49,8 @@ def follow_order(notice: OrderNotice, *, received_at: datetime, receipt: Receipt
         return refused(
             notice, Outcome.INVALID_ORDER_ID, f"The order's {order.names.get('order_id', 'id')}", str(exc)
         )
+    if notice.own_orders_only and not _delivered_before(notice, order_id):
+        return result_of(notice, Outcome.IGNORED, say("platform.deleted_not_ours", order_id=order_id))
     stored = (
         Order.objects.select_for_update()
         .filter(brand_id=notice.brand_id, order_id=order_id, is_test=order.is_test)

@@ -58,6 +58,9 @@ class OrderNotice:
     refusal: list | None = None  # [outcome, sentence] when the body could not be read as an order
     note: str = ""  # why an ignored delivery is ignored
     warnings: list = field(default_factory=list)
+    # A cancel whose body cannot prove the order (WooCommerce's order.deleted carries only an id): done only
+    # for an order the same connection delivered before.
+    own_orders_only: bool = False
 
     def order_id_shown(self) -> str:
         return shown_order_id(self.order.order_id if self.order else None)
@@ -85,4 +88,3 @@ class OrderNotice:
 
 def _text(value):
     return str(value) if isinstance(value, Decimal) else value
-

@@ -15,8 +15,17 @@ from .signatures import BASE64_HMAC_SHA256
 class Read:
     """What a platform's module read from one delivery: what it asks, the order, or why nothing."""
 
-    def __init__(self, action: Action, order: PlatformOrder | None = None, *, note: str = "", refusal=None):
+    def __init__(
+        self,
+        action: Action,
+        order: PlatformOrder | None = None,
+        *,
+        note: str = "",
+        refusal=None,
+        own_orders_only: bool = False,
+    ):
         self.action, self.order, self.note, self.refusal = action, order, note, refusal
+        self.own_orders_only = own_orders_only  # act only on an order this connection delivered
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,9 @@ class Platform:
     topic_header = ""  # the header naming the topic (its META key)
     delivery_id_header = ""  # the header naming the delivery (its META key)
     topics: frozenset = frozenset()  # the topics this service acts on; any other is ignored
+    new_order_topic = ""  # the topic that brings a new order (the what-if reads a kept order as it does)
+    # The headers a refused delivery's row keeps, as (META key, name): what tells which delivery it was.
+    kept_headers: tuple = ()
 
     def shop_of(self, request) -> str:
         """The shop's domain as the delivery names it (normalized by the caller)."""

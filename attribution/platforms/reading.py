@@ -11,7 +11,7 @@ import orjson
 
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
 from brands.emails import EmailHash, is_disposable
-from brands.privacy import hashed
+from brands.privacy import HASHED_PREFIX, hashed
 
 
 def loads_order(raw: bytes):
@@ -54,6 +54,8 @@ def email_kept(*values) -> str | None:
         if isinstance(value, str) and "@" in value:
             # issue 38: the throwaway-domain verdict is decided here, before the address is hashed.
             return EmailHash(hashed(value), disposable=is_disposable(value))
+        if isinstance(value, str) and value.startswith(HASHED_PREFIX):  # as the outcome log kept it (what-if)
+            return EmailHash(value)
     return None
 
 

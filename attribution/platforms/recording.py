@@ -10,6 +10,7 @@ from attribution.models import Order
 from attribution.orders import joins
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.signals import Lookups
+from attribution.orders.whatif import decide_payload_again
 from attribution.outcomes import Result
 from attribution.parsing import FieldError, is_click_id, parse_order_id
 from brands.models import Creator, KnownShopper
@@ -102,7 +103,6 @@ def _pick_click(notice: OrderNotice, lookups: _Remembered) -> str | None:
     return None
 
 
-
 def _claim(notice: OrderNotice, received_at: datetime) -> dict:
     """The delivery's row as attribution.orders.store claims it with the order (its brand and order id come from
     the order's row)."""
@@ -114,15 +114,10 @@ def _claim(notice: OrderNotice, received_at: datetime) -> dict:
     }
 
 
-def record_order(
-    notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None, claim: bool = False
-) -> Result:
+def payload_of(notice: OrderNotice, lookups: "_Remembered") -> dict:
+    """The platform's order as the order confirmation's fields: what the decision judges."""
     order = notice.order
-    refused = unreadable(notice, zero_amount=False)
-    if refused is not None:
-        return refused
-    lookups = _Remembered()
-    payload = {
+    return {
         "orderId": order.order_id,
         "orderAmount": order.amount,
         "currency": order.currency,
@@ -134,6 +129,23 @@ def record_order(
         "clickId": _pick_click(notice, lookups),
         "referring_site": order.referring_site,  # issue 38: read by the decision only for a platform's order
     }
+
+
+def decide_again(notice: OrderNotice, *, at: datetime) -> tuple[str, list[dict]] | None:
+    """What-if of a platform's order (attribution.orders.whatif.decide_payload_again): reads only."""
+    lookups = _Remembered()
+    return decide_payload_again(payload_of(notice, lookups), at=at, lookups=lookups, via_platform=True)
+
+
+def record_order(
+    notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None, claim: bool = False
+) -> Result:
+    order = notice.order
+    refused = unreadable(notice, zero_amount=False)
+    if refused is not None:
+        return refused
+    lookups = _Remembered()
+    payload = payload_of(notice, lookups)
     judged_at = min(order.placed_at, received_at) if order.placed_at else received_at
     if receipt is not None and notice.warnings:
         receipt = Receipt(**{**receipt.request, "extra_warnings": tuple(notice.warnings)})
@@ -162,4 +174,3 @@ def recorded_by_platform(notice: OrderNotice) -> bool:
     return Order.objects.filter(
         brand_id=notice.brand_id, order_id=order_id, is_test=notice.order.is_test, via_platform=True
     ).exists()
-

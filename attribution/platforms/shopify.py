@@ -52,7 +52,6 @@ KEPT = (
     "test",
     "landing_site",
     "referring_site",
-    "note_attributes",
     "discount_codes",
     "source_name",
     "created_at",
@@ -71,12 +70,27 @@ class Shopify(Platform):
     topic_header = "HTTP_X_SHOPIFY_TOPIC"
     delivery_id_header = "HTTP_X_SHOPIFY_WEBHOOK_ID"
     topics = frozenset(TOPICS)
+    new_order_topic = "orders/create"
+    kept_headers = (
+        ("HTTP_X_SHOPIFY_TOPIC", "X-Shopify-Topic"),
+        ("HTTP_X_SHOPIFY_SHOP_DOMAIN", "X-Shopify-Shop-Domain"),
+        ("HTTP_X_SHOPIFY_WEBHOOK_ID", "X-Shopify-Webhook-Id"),
+        ("HTTP_X_SHOPIFY_API_VERSION", "X-Shopify-API-Version"),
+        ("HTTP_X_SHOPIFY_TRIGGERED_AT", "X-Shopify-Triggered-At"),
+    )
 
     def delivery_id_of(self, request, body: bytes) -> str:
         return super().delivery_id_of(request, body) or f"sha256:{body_digest(body)}"
 
     def kept(self, order: dict) -> dict:
         kept = {name: order[name] for name in KEPT if name in order}
+        # Of the cart's attributes, only the one read: the others carry gift messages, names, phone numbers.
+        if isinstance(order.get("note_attributes"), list):
+            kept["note_attributes"] = [
+                attribute
+                for attribute in order["note_attributes"]
+                if isinstance(attribute, dict) and attribute.get("name") == CLICK_ID_NAME
+            ]
         customer = order.get("customer")
         if isinstance(customer, dict):
             kept["customer"] = {name: customer[name] for name in ("id", "email") if name in customer}
@@ -88,7 +102,13 @@ class Shopify(Platform):
     def read(self, *, topic, document, connection) -> Read:
         if not isinstance(document, dict):
             return Read(TOPICS[topic], refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
-        return Read(TOPICS[topic], read_order(document, connection))
+        order = read_order(document, connection)
+        if TOPICS[topic] == Action.CANCEL and not order.cancelled:
+            # The topic header is not signed: a signed orders/create body sent again as orders/cancelled must
+            # not cancel. What the body says decides.
+            note = say("platform.not_cancelled", order_id=order.order_id, topic=topic)
+            return Read(Action.IGNORE, order, note=note)
+        return Read(TOPICS[topic], order)
 
     def test_request(self, connection: PlatformConnection) -> SetupRequest:
         """A `test: true` order (counted apart, never billed)."""

@@ -4,7 +4,8 @@ webhook's secret), the site named by X-WC-Webhook-Source, the topic by X-WC-Webh
 
 - order.created and order.updated record the order once it is paid (processing or completed), then follow its
   amount; cancelled or refunded cancels it; any other status (pending, on-hold, failed) is `ignored`.
-- order.deleted cancels (its body carries only the order's id). Any other topic is `ignored`.
+- order.deleted cancels an order this connection delivered (its body carries only the order's id, which proves
+  nothing more). Any other topic is `ignored`.
 - The ping WooCommerce sends when a webhook is saved (a form body `webhook_id=N`, unsigned) is answered 200.
 
 WooCommerce's delivery id is made of the webhook's id and the second it was sent, so two deliveries in one
@@ -66,6 +67,13 @@ class WooCommerce(Platform):
     topic_header = "HTTP_X_WC_WEBHOOK_TOPIC"
     delivery_id_header = "HTTP_X_WC_WEBHOOK_DELIVERY_ID"
     topics = TOPICS
+    new_order_topic = "order.created"
+    kept_headers = (
+        ("HTTP_X_WC_WEBHOOK_TOPIC", "X-WC-Webhook-Topic"),
+        ("HTTP_X_WC_WEBHOOK_SOURCE", "X-WC-Webhook-Source"),
+        ("HTTP_X_WC_WEBHOOK_ID", "X-WC-Webhook-ID"),
+        ("HTTP_X_WC_WEBHOOK_DELIVERY_ID", "X-WC-Webhook-Delivery-ID"),
+    )
 
     def delivery_id_of(self, request, body: bytes) -> str:
         return f"{super().delivery_id_of(request, body)[:200]}:{body_digest(body)}"
@@ -101,7 +109,8 @@ class WooCommerce(Platform):
             if order.order_id is None:
                 # Its body is only {"id": N}: an order known by its number cannot be found from it.
                 return Read(Action.IGNORE, order, note=say("platform.deleted_by_number"))
-            return Read(Action.CANCEL, order)
+            # Its body proves nothing of the order: only an order this connection delivered is cancelled.
+            return Read(Action.CANCEL, order, own_orders_only=True)
         status = document.get("status")
         if status in PAID:
             return Read(Action.RECORD if topic == "order.created" else Action.RECORD_OR_FOLLOW, order)
@@ -162,7 +171,9 @@ def _counted(order: dict, connection: PlatformConnection):
     parts = [total]
     if connection.amount_counted == PlatformConnection.Amount.SUBTOTAL:
         parts += [_negated(order.get("shipping_total")), _negated(order.get("total_tax"))]
-    parts += [r.get("total") for r in as_list(order.get("refunds")) if isinstance(r, dict)]  # negative already
+    parts += [
+        r.get("total") for r in as_list(order.get("refunds")) if isinstance(r, dict)
+    ]  # negative already
     try:
         amount = sum((Decimal(str(part).strip()) for part in parts if part not in (None, "")), Decimal(0))
     except (InvalidOperation, ValueError):

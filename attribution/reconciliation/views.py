@@ -28,7 +28,7 @@ from attribution.parsing import drain
 from brands.auth import DeveloperKeyAuthentication
 
 from . import applying, matching, schema, summary
-from .books.columns import MAP_PREFIX
+from .books.columns import MAP_PREFIX, MAX_HEADER_NAME, overlong_map
 from .books.errors import BookError
 from .books.reader import MAX_BYTES
 
@@ -89,6 +89,10 @@ def options_of(request) -> matching.Options:
     """The upload's options: the query string of a text/csv body, the form's fields of a multipart one.
     Each column_<field> maps a field to a header of the file; an empty one maps nothing."""
     values = request.POST if request.content_type == "multipart/form-data" else request.GET
+    for name, value in values.items():
+        # The schema's maxLength holds for the value as sent, spaces included.
+        if name.startswith(MAP_PREFIX) and len(value) > MAX_HEADER_NAME:
+            raise overlong_map(name.removeprefix(MAP_PREFIX)[:40])
     return matching.Options(
         order_id_column=(values.get("order_id_column") or "").strip(),
         amount_column=(values.get("amount_column") or "").strip(),
@@ -173,10 +177,10 @@ class ReconciliationView(_ReconciliationView):
         if run is None:
             return self.not_found(pk)
         page = request.GET.get("page", "1")
-        status = request.GET.get("status", "")
+        status = request.GET.get("status")
         if not page.isdigit() or not 1 <= int(page) <= 10_000:
             return refusal("page must be a whole number from 1.")
-        if status and status not in matching.Status.values:
+        if status is not None and status not in matching.Status.values:  # given empty: a category it is not
             return refusal(f"status must be one of {', '.join(matching.Status.values)}.")
         rows = run.rows.filter(status=status) if status else run.rows.all()
         return Response(
@@ -186,7 +190,7 @@ class ReconciliationView(_ReconciliationView):
                     **summary.summary(run),
                     "page": int(page),
                     "pages": summary.pages(run, rows),
-                    "rows": summary.page_of_rows(run, int(page), status=status),
+                    "rows": summary.page_of_rows(run, int(page), status=status or ""),
                 },
             }
         )

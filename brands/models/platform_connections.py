@@ -75,15 +75,28 @@ class PlatformConnection(models.Model):
         help_text="A disabled connection's deliveries are answered and recorded, and change nothing.",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # When an account manager approved it. One a brand user adds on the setup page waits for that (empty):
+    # anyone may type any shop's domain there, so until approved it receives nothing and claims nothing.
+    # Connections made in the admin are approved as they are made.
+    approved_at = models.DateTimeField(null=True, blank=True, default=timezone.now, editable=False)
 
     class Meta:
         verbose_name = "platform connection"
         constraints = [
-            # Also the index the receivers find a delivery's connection by (its shop header).
+            # A shop belongs to one brand: among approved connections only, so that a pending claim (of a shop
+            # typed on the setup page) reserves nothing. Also the index the receivers find a delivery's
+            # connection by (its shop header).
             models.UniqueConstraint(
                 fields=["platform", "shop_domain"],
-                name="platform_connection_shop_unique",
+                condition=models.Q(approved_at__isnull=False),
+                name="platform_connection_active_shop_unique",
                 violation_error_message="This shop is already connected (to this or another brand).",
+            ),
+            # One connection of a shop per brand, pending or approved (the setup page updates it).
+            models.UniqueConstraint(
+                fields=["brand", "platform", "shop_domain"],
+                name="platform_connection_brand_shop_unique",
+                violation_error_message="Your brand already has this shop.",
             ),
             models.CheckConstraint(
                 name="platform_connection_platform_valid",
@@ -93,6 +106,12 @@ class PlatformConnection(models.Model):
         indexes = [
             # The setup page, the overview and brand resolution: a brand's connections.
             models.Index(fields=["brand", "platform"], name="platform_connection_brand_idx"),
+            # A delivery of a shop no approved connection has: whether one waits for approval (a rare read).
+            models.Index(
+                fields=["platform", "shop_domain"],
+                condition=models.Q(approved_at__isnull=True),
+                name="platform_conn_pending_idx",
+            ),
         ]
 
     def __str__(self):
@@ -116,6 +135,10 @@ class PlatformConnection(models.Model):
     def save(self, *args, **kwargs):
         self.shop_domain = normalize_host(self.shop_domain) or self.shop_domain
         super().save(*args, **kwargs)
+
+    def is_pending(self) -> bool:  # a method: `property` here is the field
+        """Waiting for an account manager's approval: it receives nothing and claims nothing."""
+        return self.approved_at is None
 
     def set_secret(self, plain: str, *, at=None) -> None:
         """Keep `plain` (trimmed) as the signing secret; the one it replaces verifies for a while longer."""
@@ -154,6 +177,6 @@ connection_of_shop = SelectStatement(
     f"FROM {PlatformConnection._meta.db_table} connection "
     f"JOIN {Brand._meta.db_table} brand ON brand.id = connection.brand_id "
     f"JOIN {Property._meta.db_table} property ON property.id = connection.property_id "
-    "WHERE connection.platform = %s AND connection.shop_domain = %s",
+    "WHERE connection.platform = %s AND connection.shop_domain = %s AND connection.approved_at IS NOT NULL",
     extra={"brand_is_active": "brand.is_active", "property_host": "property.host"},
 )

@@ -13,7 +13,7 @@ from django.db.models.functions import TruncHour
 
 from attribution.durability import spool
 from attribution.models import Reconciliation
-from attribution.outcomes.endpoints import Endpoint
+from attribution.outcomes.endpoints import NOT_ORDERS, ORDER_ENDPOINTS, Endpoint
 from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import (
     ACTION_CODES,
@@ -39,12 +39,25 @@ from health.log.snapshot import consistent_snapshot
 HOUR = timedelta(hours=1)
 
 
+# The rows silence counts as orders arriving: every order confirmation but one handed to the platform's webhook
+# (the webhook's row counts it), and every platform delivery that brought an order. Built when asked: the
+# platforms add their endpoints as they register (attribution.outcomes.endpoints.add_platform).
+def _orders_arrived() -> Q:
+    platforms = [e for e in ORDER_ENDPOINTS if e != Endpoint.ORDER_CONFIRMATION]
+    return (Q(endpoint=Endpoint.ORDER_CONFIRMATION) & ~Q(outcome="shopify_handoff")) | (
+        Q(endpoint__in=platforms) & ~Q(outcome__in=NOT_ORDERS)
+    )
+
+
 def read_facts(
     brands: QuerySet, rule_sets: dict[int, AlertRuleSet], *, now: datetime
 ) -> tuple[dict[int, BrandFacts], ServiceFacts]:
     """The facts of every brand in `brands` (rule sets by brand id, defaults where missing) and of the service."""
     with consistent_snapshot():
-        facts = {pk: BrandFacts(pk, last_order_at=last) for pk, last in _last_orders(brands, now)}
+        facts = {}
+        for pk, *lasts in _last_orders(brands, now):
+            at, via = newest_order(lasts)
+            facts[pk] = BrandFacts(pk, last_order_at=at, last_order_via=via)
         service = ServiceFacts()
         _add_last_hour(facts, service, now)
         _add_action_counts(facts, now)
@@ -59,13 +72,26 @@ def read_facts(
     return facts, service
 
 
-def _last_orders(brands: QuerySet, now: datetime):
-    # One probe per brand on outcome_brand_endpoint_idx (brand, endpoint, -received_at): health.log.probes.
-    last = newest_first(
-        OutcomeEvent.objects.filter(brand=OuterRef("pk"), is_test=False, received_at__lte=now),
-        endpoint=Endpoint.ORDER_CONFIRMATION,
-    ).values("received_at")[:1]
-    return brands.order_by().annotate(last_order=Subquery(last)).values_list("pk", "last_order")
+def _last_orders(brands: QuerySet, now: datetime) -> QuerySet:
+    """(brand id, then its last live order by each way in, in ORDER_ENDPOINTS' order) for each brand: its last
+    order confirmation (any outcome, as before a brand could connect a shop) and its last order from each
+    platform's webhook (a delivery that brought an order: not a refused, repeated or ignored one). So a brand
+    whose orders arrive by webhook alone is watched too (newest_order picks the newest)."""
+    live = OutcomeEvent.objects.filter(brand=OuterRef("pk"), is_test=False, received_at__lte=now)
+    probes = {}
+    for endpoint in ORDER_ENDPOINTS:
+        events = live if endpoint == Endpoint.ORDER_CONFIRMATION else live.exclude(outcome__in=NOT_ORDERS)
+        # One probe per brand and way on outcome_brand_endpoint_idx (brand, endpoint, -received_at)
+        # (health.log.probes). A platform's probe steps over the deliveries that were no order: a few per
+        # order (orders/paid, a redelivery), and refused ones, which are kept only a few an hour.
+        probes[str(endpoint)] = Subquery(newest_first(events, endpoint=endpoint).values("received_at")[:1])
+    return brands.order_by().annotate(**probes).values_list("pk", *probes)
+
+
+def newest_order(lasts: tuple) -> tuple[datetime | None, str]:
+    """A brand's last order and the way it came, from _last_orders' row less its brand id."""
+    found = [(at, via) for at, via in zip(lasts, ORDER_ENDPOINTS, strict=True) if at is not None]
+    return max(found, default=(None, ""))
 
 
 def _add_last_hour(facts: dict[int, BrandFacts], service: ServiceFacts, now: datetime) -> None:
@@ -135,7 +161,9 @@ def _add_action_counts(facts: dict[int, BrandFacts], now: datetime) -> None:
 
 
 def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: datetime) -> None:
-    """Live order confirmations per hour over the days silence compares with, for silent brands only."""
+    """Live orders per hour over the days silence compares with, for silent brands only: order confirmations
+    (any outcome) and the platforms' deliveries that brought an order, one order arriving by both ways counted
+    once (its confirmation was handed to the webhook: shopify_handoff)."""
     if not brand_ids:
         return
     start = floor_hour(now - SILENCE_STRETCH_CAP - timedelta(days=HISTORY_DAYS))
@@ -145,8 +173,8 @@ def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: dateti
     # hourly_count_unique (brand, hour, ...): one range per silent brand.
     rows = (
         HourlyOutcomeCount.objects.filter(
+            _orders_arrived(),
             brand_id__in=brand_ids,
-            endpoint=Endpoint.ORDER_CONFIRMATION,
             is_test=False,
             hour__gte=start,
             hour__lt=end,
@@ -160,9 +188,9 @@ def _add_history(facts: dict[int, BrandFacts], brand_ids: list[int], now: dateti
     # Unrolled events that old are rare (a late replay); counted all the same.
     tail = (
         OutcomeEvent.objects.filter(
+            _orders_arrived(),
             id__gt=_watermark(),
             brand_id__in=brand_ids,
-            endpoint=Endpoint.ORDER_CONFIRMATION,
             is_test=False,
             received_at__gte=start,
             received_at__lt=end,

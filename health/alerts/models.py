@@ -127,7 +127,7 @@ class Incident(models.Model):
     subject = models.CharField(max_length=32, blank=True, default="")
     opened_at = models.DateTimeField()
     resolved_at = models.DateTimeField(null=True, blank=True)
-    # The figures that opened it: what its notifications and pages say (health.alerts.rules.describe).
+    # The figures that opened it: what its notifications and pages say (health.alerts.descriptions.describe).
     counts = models.JSONField(default=dict, blank=True)
 
     class Meta:

@@ -1,5 +1,6 @@
 """The alert rules (docs/alerts.md): when each fires and when it clears, from facts read beforehand
-(health.alerts.facts), and what an incident says. Pure: no database, the clock is passed in.
+(health.alerts.facts); what an incident says is health.alerts.descriptions. Pure: no database, the clock is
+passed in.
 
 Each rule fires and clears on conditions that cannot both hold, so an incident that resolves does not
 open again at the same evaluation; a spike clears at half its thresholds, so it does not flap around them.
@@ -9,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from attribution.outcomes import OUTCOMES, RECORDED, Outcome
+from attribution.outcomes import OUTCOMES, RECORDED
 from attribution.outcomes.endpoints import Endpoint
 from health.alerts.models import AlertRuleSet, Incident
 from health.log.models import NEEDS_ACTION_OUTCOMES
@@ -53,13 +54,16 @@ class BrandFacts:
     """What the rules read about one brand at one moment (health.alerts.facts builds these)."""
 
     brand_id: int
-    last_order_at: datetime | None = None  # the last live order confirmation, any outcome
+    # The last live order by any way in (health.alerts.facts), and that way's endpoint: the order confirmation
+    # (any outcome) or a platform's webhook (a delivery that brought an order).
+    last_order_at: datetime | None = None
+    last_order_via: str = ""
     # Live events of the last hour per (endpoint, outcome).
     last_hour: Counter = field(default_factory=Counter)
     # Needs-your-action live events per outcome in the rolling 24 hours, and in the 7 days before them.
     action_recent: Counter = field(default_factory=Counter)
     action_earlier: Counter = field(default_factory=Counter)
-    # Live order confirmations per hour (UTC hour start) of the last 8 days; read only for silent brands.
+    # Live orders per hour (UTC hour start) of the last 8 days, by any way in; read only for silent brands.
     history: dict | None = None
     # Reconciliations with at least CAPTURE_MIN_ORDERS completed book orders, newest first (the latest and
     # the CAPTURE_HISTORY before it); read only for brands that reconciled lately or have a capture incident.
@@ -74,6 +78,16 @@ class ServiceFacts:
     failures_last_hour: Counter = field(default_factory=Counter)  # insert_failed / handler_error, all brands
     spool_waiting: int = 0
     spool_oldest_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Description:
+    """What an incident says (health.alerts.descriptions writes them)."""
+
+    title: str
+    summary: str
+    fix: str
+    events_query: dict  # the events list's filters that show the matching events (brand incidents)
 
 
 @dataclass(frozen=True)
@@ -121,8 +135,9 @@ def is_silence_candidate(rules: AlertRuleSet, facts: BrandFacts, now: datetime) 
 
 
 def check_silence(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> Finding | None:
-    """No live order confirmation for at least the floor, while the same hours of the last 7 days usually
-    brought at least `silence_usual_orders`. A brand with no order in the kept log is not judged."""
+    """No live order (by order confirmation or a platform's webhook) for at least the floor, while the same
+    hours of the last 7 days usually brought at least `silence_usual_orders`. A brand with no order in the
+    kept log is not judged."""
     if not is_silence_candidate(rules, facts, now) or facts.history is None:
         return None
     start, end = silence_window(facts, now)
@@ -136,6 +151,7 @@ def check_silence(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> Find
             "last_order_at": facts.last_order_at.isoformat(),
             "silent_minutes": int(facts.silent_for(now) / timedelta(minutes=1)),
             "usual_orders": round(usual, 1),
+            "via": facts.last_order_via,
         },
     )
 
@@ -307,92 +323,3 @@ def findings(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> list[Find
         check_capture(rules, facts, now),
     ]
     return [f for f in found if f is not None]
-
-
-# --- what an incident says --------------------------------------------------------------------------
-
-SILENCE_FIX = (
-    "Check that the confirmation snippet still fires on your order confirmation page (a theme or checkout "
-    "update often drops it), and that the page's address is still one of your registered properties."
-)
-SPIKE_FIX = "Open the matching events: each outcome's page says what to change."
-CAPTURE_FIX = (
-    "Open the reconciliation: each missing order says whether it never arrived or was refused, and why. Check "
-    "that the confirmation snippet still fires on every checkout path (a theme or checkout update, a new "
-    "payment method's thank-you page), then apply the reconciliation to recover the missing commissions."
-)
-SERVICE_FIX = (
-    "A fault of this service, not of the brands: the events are kept in the spool and replayed. Check the "
-    "logs for 'database unavailable' or 'handler error', and that replay_spool runs (docs/operations.md)."
-)
-
-
-@dataclass(frozen=True)
-class Description:
-    title: str
-    summary: str
-    fix: str
-    events_query: dict  # the events list's filters that show the matching events (brand incidents)
-
-
-def describe(incident: Incident) -> Description:
-    """Title, one-sentence summary, fix and matching events of an incident, from the figures that opened it."""
-    c = incident.counts or {}
-    day = incident.opened_at.astimezone(UTC).date().isoformat()
-    if incident.rule == Rule.SILENCE:
-        return Description(
-            "Order confirmations stopped",
-            f"No live order confirmation for {_duration(c['silent_minutes'])} when it opened, while about "
-            f"{c['usual_orders']:g} usually arrive in those hours of the day.",
-            SILENCE_FIX,
-            {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live"},
-        )
-    if incident.rule == Rule.SPIKE:
-        top = ", ".join(f"{code} ({n})" for code, n in c.get("top", []))
-        fixes = [OUTCOMES[Outcome(code)].fix for code, _ in c.get("top", [])[:1]]
-        return Description(
-            "Problem spike",
-            f"{c['needs_action']} of {c['orders']} live order confirmations in the last hour ({c['percent']:g} %) "
-            f"need your action: {top}.",
-            fixes[0] if fixes else SPIKE_FIX,
-            {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live", "from": day, "to": day}
-            | ({"outcome": c["top"][0][0]} if c.get("top") else {}),
-        )
-    if incident.rule == Rule.NEW_PROBLEM:
-        code = incident.subject
-        info = OUTCOMES.get(Outcome(code)) if code in {str(o) for o in Outcome} else None
-        return Description(
-            f"New problem: {code}",
-            f"{code} ({info.label if info else code}) occurred {c['events_24h']} times in 24 hours and never in "
-            "the 7 days before.",
-            info.fix if info else SPIKE_FIX,
-            {"outcome": code, "ns": "live"},
-        )
-    if incident.rule == Rule.CAPTURE:
-        basis = (
-            "the median of your earlier reconciliations"
-            if c.get("from_history")
-            else "your rules' starting normal"
-        )
-        return Description(
-            "Fewer orders arriving than your order book holds",
-            f"Reconciliation {c['run']} found {c['received']} of its book's {c['book_orders']} completed orders "
-            f"received here ({c['rate_percent']:g} %), below your normal of {c['normal_percent']:g} % ({basis}).",
-            CAPTURE_FIX,
-            {"endpoint": Endpoint.ORDER_CONFIRMATION, "ns": "live"},
-        )
-    failures = ", ".join(f"{code} {n}" for code, n in c.get("failures", {}).items()) or "none"
-    return Description(
-        "Service-side fault",
-        f"Service-side outcomes in the last hour: {failures}; {c.get('spool_waiting', 0)} event(s) in the spool, "
-        f"the oldest waiting {_duration(c.get('spool_oldest_minutes', 0))}.",
-        SERVICE_FIX,
-        {},
-    )
-
-
-def _duration(minutes: int) -> str:
-    if minutes < 120:
-        return f"{minutes} min"
-    hours, rest = divmod(minutes, 60)
-    return f"{hours} h {rest} min" if rest else f"{hours} h"

@@ -4,7 +4,7 @@ roll-up's watermark. Below attribution: the API writes it through health.log.rec
 from django.db import models
 from django.utils import timezone
 
-from brands.models import Brand
+from brands.models import Brand, PlatformConnection
 
 # The outcomes a brand can fix, listed once: the events list's "needs your action" filter, the partial index
 # outcome_brand_action_idx and the alert rules read this list. They are the codes the outcome table gives a fix
@@ -124,6 +124,35 @@ class UnresolvedHostCount(models.Model):
 
     def __str__(self):
         return f"{self.host or '(no host)'} {self.hour:%Y-%m-%d %H}:00 × {self.count}"
+
+
+class RefusedDeliveryCount(models.Model):
+    """A connection's deliveries refused before they were trusted (a signature that does not match, a body over
+    the limit) beyond the few an hour its brand's log stores one by one, counted per hour instead (as events of
+    no brand are, UnresolvedHostCount): anyone can send such a delivery naming a shop's public domain, and the
+    rows must not push the brand's real failures out. The overview adds them to the connection's figures."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    connection = models.ForeignKey(
+        PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    hour = models.DateTimeField()  # start of the hour, UTC
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # The one counter of a connection's hour; also the index the overview reads a connection's hours by.
+            models.UniqueConstraint(
+                fields=["brand", "connection", "hour"], name="refused_delivery_hour_unique"
+            )
+        ]
+        indexes = [
+            # Retention (health.log.retention): the oldest hours of every connection.
+            models.Index(fields=["hour"], name="refused_delivery_prune_idx"),
+        ]
+
+    def __str__(self):
+        return f"connection {self.connection_id} {self.hour:%Y-%m-%d %H}:00 × {self.count}"
 
 
 class DailyOutcomeCount(models.Model):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from brands.privacy import keep_body, redact_value
 from config.lib.statements import InsertStatement
-from health.log.models import OutcomeEvent, UnresolvedHostCount
+from health.log.models import OutcomeEvent, RefusedDeliveryCount, UnresolvedHostCount
 from health.log.rollup import move_counted_event
 
 
@@ -184,14 +184,27 @@ def record_resolution(event: EventRecord, *, answered: str = "") -> int:
 def count_unresolved_host(host: str, *, at: datetime) -> None:
     """Count, instead of storing, one event of no brand that is over its address's limit (docs/health.md,
     "Events of no brand"): one UPSERT of its host's counter for the hour."""
+    _count_in_hour(UnresolvedHostCount, {"host": host[:253]}, at=at)
+
+
+def count_refused_delivery(*, brand_id: int, connection_id: int, at: datetime) -> None:
+    """Count, instead of storing, one refused delivery of a connection beyond the few an hour its brand's log
+    keeps (health.log.models.RefusedDeliveryCount): one UPSERT of the connection's counter for the hour."""
+    _count_in_hour(RefusedDeliveryCount, {"brand_id": brand_id, "connection_id": connection_id}, at=at)
+
+
+def _count_in_hour(model, keys: dict, *, at: datetime) -> None:
+    """One more in the counter of `keys` and the hour of `at` (its unique key is keys + hour)."""
     qn = connection.ops.quote_name
-    table = qn(UnresolvedHostCount._meta.db_table)
-    host_, hour_, count_ = (qn(name) for name in ("host", "hour", "count"))
+    table = qn(model._meta.db_table)
+    columns = [qn(model._meta.get_field(name).column) for name in keys]
+    hour_, count_ = qn("hour"), qn("count")
     hour = at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
-    field = UnresolvedHostCount._meta.get_field("hour")
+    field = model._meta.get_field("hour")
+    conflict = ", ".join([*columns, hour_])
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} ({host_}, {hour_}, {count_}) VALUES (%s, %s, 1) "
-            f"ON CONFLICT ({host_}, {hour_}) DO UPDATE SET {count_} = {table}.{count_} + 1",
-            [host[:253], field.get_db_prep_save(hour, connection)],
+            f"INSERT INTO {table} ({conflict}, {count_}) VALUES ({', '.join(['%s'] * (len(keys) + 1))}, 1) "
+            f"ON CONFLICT ({conflict}) DO UPDATE SET {count_} = {table}.{count_} + 1",
+            [*keys.values(), field.get_db_prep_save(hour, connection)],
         )

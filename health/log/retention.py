@@ -21,7 +21,7 @@ from django.db import connection
 from django.utils import timezone
 
 from health.log import partitions
-from health.log.models import HourlyOutcomeCount, OutcomeEvent, UnresolvedHostCount
+from health.log.models import HourlyOutcomeCount, OutcomeEvent, RefusedDeliveryCount, UnresolvedHostCount
 from health.log.rollup import roll_up
 
 PRUNE_BATCH_SIZE = 5000
@@ -59,6 +59,7 @@ def prune(
     result.unresolved_hosts_deleted, _ = UnresolvedHostCount.objects.filter(
         hour__lt=now - UNRESOLVED_HOSTS_KEEP
     ).delete()
+    RefusedDeliveryCount.objects.filter(hour__lt=now - UNRESOLVED_HOSTS_KEEP).delete()
     return result
 
 

@@ -5,6 +5,8 @@ payment, every event about it, and the reconciliations of the brand's order book
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import Case, When
+
 from attribution.models import (
     Adjustment,
     AmountChange,
@@ -15,8 +17,9 @@ from attribution.models import (
     Statement,
 )
 from attribution.orders.whatif import decide_again
-from attribution.outcomes.endpoints import Endpoint
-from brands.models import Brand
+from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
+from attribution.platforms.whatif import decide_again as platform_decide_again
+from brands.models import Brand, PlatformConnection
 from health.log.models import OutcomeEvent
 from health.pages.event_queries import LIST_FIELDS
 
@@ -97,11 +100,7 @@ def what_if(order: Order, *, now: datetime) -> WhatIf:
     """Re-run the decision of `order` as it would be taken at `now`, under today's codes, clicks, creators and
     window, from the body of the order confirmation that created it as the outcome log keeps it."""
     if order.via_platform:
-        return WhatIf(
-            None,
-            reason="This order was decided from the storefront platform's order (with its order confirmation, if "
-            "one came): the what-if judges order confirmations alone.",
-        )
+        return _platform_what_if(order, now=now)
     body = (
         OutcomeEvent.objects.filter(
             brand_id=order.brand_id,
@@ -134,6 +133,45 @@ def what_if(order: Order, *, now: datetime) -> WhatIf:
     if decided is None:
         return WhatIf(
             None, reason="The kept body no longer reaches a decision: its host or fields are refused today."
+        )
+    outcome, trace = decided
+    return WhatIf(outcome, trace)
+
+
+def _platform_what_if(order: Order, *, now: datetime) -> WhatIf:
+    """A platform's order judged again from the order its webhook brought, as the outcome log kept it, read
+    with the brand's connection of that platform (the one counting for the order's property first)."""
+    # outcome_brand_order_idx (brand, order_id): the order's events, the first delivery that recorded it.
+    row = (
+        OutcomeEvent.objects.filter(
+            brand_id=order.brand_id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            endpoint__in=[e for e in ORDER_ENDPOINTS if e != Endpoint.ORDER_CONFIRMATION],
+            outcome=order.outcome,
+        )
+        .order_by("received_at", "id")
+        .values("endpoint", "request_body")
+        .first()
+    )
+    if row is None or not row["request_body"]:
+        return WhatIf(
+            None, reason="The platform's delivery that brought this order is no longer in the kept log."
+        )
+    connection = (
+        PlatformConnection.objects.filter(brand_id=order.brand_id, platform=row["endpoint"])
+        .select_related("property")
+        .order_by(Case(When(property_id=order.property_id, then=0), default=1), "id")
+        .first()
+    )
+    if connection is None:
+        return WhatIf(
+            None, reason="The brand no longer has a connection of the platform that sent this order."
+        )
+    decided = platform_decide_again(row["endpoint"], row["request_body"], connection, at=now)
+    if decided is None:
+        return WhatIf(
+            None, reason="The kept order no longer reaches a decision: its fields are refused today."
         )
     outcome, trace = decided
     return WhatIf(outcome, trace)

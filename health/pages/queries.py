@@ -9,10 +9,10 @@ roll-up watermark, in one snapshot so that a roll-up committing meanwhile is cou
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 
-from attribution.models import Order, PlatformDelivery
+from attribution.models import AmountChange, Commission, CommissionStateChange, Order, PlatformDelivery
 from attribution.outcomes import Outcome
 from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
 from brands.models import Brand, PlatformConnection
@@ -20,6 +20,7 @@ from health.log.models import (
     DailyOutcomeCount,
     HourlyOutcomeCount,
     OutcomeEvent,
+    RefusedDeliveryCount,
     RollupWatermark,
 )
 from health.log.probes import newest_first
@@ -143,8 +144,20 @@ def integration_status(brand: Brand, now: datetime) -> IntegrationStatus:
     last_order = newest(live, endpoint=Endpoint.ORDER_CONFIRMATION)
     # An order is attributed by its order confirmation or by a platform's order webhook (not a tracked cancel).
     last_tracked = newest(live.filter(endpoint__in=ORDER_ENDPOINTS), outcome=Outcome.TRACKED)
-    last_cancel = newest(live, endpoint=Endpoint.CANCEL)
-    last_update = newest(live, endpoint=Endpoint.UPDATE)
+    # A cancel or an amount change also comes from a storefront platform (orders/cancelled, a refund, an edit):
+    # its event is the one that made the brand's newest cancel move or amount change.
+    last_cancel = _newer(
+        newest(live, endpoint=Endpoint.CANCEL),
+        _event_of(
+            CommissionStateChange.objects.filter(brand=brand, to_state=Commission.State.CANCELLED),
+            brand,
+            fields,
+        ),
+    )
+    last_update = _newer(
+        newest(live, endpoint=Endpoint.UPDATE),
+        _event_of(AmountChange.objects.filter(brand=brand), brand, fields),
+    )
     last_test = newest(events, is_test=True)
     today = now.astimezone(UTC).date()
     usual_days = (
@@ -172,6 +185,31 @@ def integration_status(brand: Brand, now: datetime) -> IntegrationStatus:
     )
 
 
+def _event_of(changes, brand: Brand, fields: tuple) -> dict | None:
+    """The live event of the newest change in `changes` made by a request (statechange_brand_to_idx or
+    amountchange_brand_time_idx, then outcome_request_idx)."""
+    request_id = (
+        changes.filter(commission__is_test=False)
+        .exclude(request_id="")
+        .order_by("-changed_at")
+        .values_list("request_id", flat=True)
+        .first()
+    )
+    if not request_id:
+        return None
+    return (
+        OutcomeEvent.objects.filter(brand=brand, request_id=request_id, is_test=False)
+        .order_by("-received_at")
+        .values(*fields)
+        .first()
+    )
+
+
+def _newer(*events) -> dict | None:
+    found = [event for event in events if event is not None]
+    return max(found, key=lambda event: event["received_at"]) if found else None
+
+
 # --- Storefront platforms ---------------------------------------------------------------------------
 
 
@@ -184,7 +222,8 @@ class ConnectionFigures:
     last_delivery: datetime | None  # the last verified one, whenever it came
     deliveries: int  # verified, in the period
     days: float  # the period's length in days
-    signature_failures: int  # refused for their signature in the period (as recorded: within the limit)
+    # Refused before they were trusted in the period: the rows kept (signatures) and those counted beyond them.
+    signature_failures: int
     platform_only: int
     confirmation_only: int
     both: int
@@ -237,6 +276,14 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
         .values("connection_id")
         .annotate(taken=Count("id", filter=Q(verified=True)), refused=Count("id", filter=Q(verified=False)))
     }
+    # refused_delivery_hour_unique (brand, connection, hour): the refusals counted beyond the rows kept.
+    counted_refusals = dict(
+        RefusedDeliveryCount.objects.filter(brand=brand, hour__gte=period.start, hour__lt=period.end)
+        .order_by()
+        .values("connection_id")
+        .annotate(n=Sum("count"))
+        .values_list("connection_id", "n")
+    )
     last = {c.pk: last_delivery(c) for c in connections}
     # order_brand_time_idx (brand, -received_at): the brand's orders of the period, by property and paths.
     paths = {
@@ -262,7 +309,7 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
                 last_delivery=last[c.pk],
                 deliveries=counted.get("taken", 0),
                 days=days,
-                signature_failures=counted.get("refused", 0),
+                signature_failures=counted.get("refused", 0) + counted_refusals.get(c.pk, 0),
                 platform_only=seen.get("platform_only", 0),
                 confirmation_only=seen.get("confirmation_only", 0),
                 both=seen.get("both", 0),

@@ -77,7 +77,11 @@ def _connection_form(request, brand: Brand) -> ConnectionForm:
         platform=request.POST.get("platform", ""),
         shop_domain=normalize_host(request.POST.get("shop_domain", "")),
     ).first()
-    return ConnectionForm(request.POST, brand=brand, instance=existing)
+    form = ConnectionForm(request.POST, brand=brand, instance=existing)
+    if existing is None:
+        # Anyone can type any shop's domain here: a new connection waits for an account manager's approval.
+        form.instance.approved_at = None
+    return form
 
 
 def _toggle_connection(request, brand: Brand) -> str:
@@ -200,8 +204,13 @@ def setup_page(request, chosen):
         connection_form = _connection_form(request, brand)
         if connection_form.is_valid():
             connection = connection_form.save()
+            waits = (
+                " It waits for your account manager's approval and receives nothing until then."
+                if connection.is_pending()
+                else ""
+            )
             messages.success(
-                request, f"{connection} saved. Its secret is kept encrypted and never shown again."
+                request, f"{connection} saved. Its secret is kept encrypted and never shown again.{waits}"
             )
             return redirect(f"{here}#platforms")
     elif kind == "toggle":
@@ -246,7 +255,7 @@ def setup_page(request, chosen):
         "connections": connections_of(request, brand),
         "connection_form": connection_form,
         "handed_off": brand.storefront_handles_orders
-        or brand.platform_connections.filter(is_enabled=True).exists(),
+        or brand.platform_connections.filter(is_enabled=True, approved_at__isnull=False).exists(),
         "webhook_urls": {
             platform: request.build_absolute_uri(reverse(f"platforms:{platform}"))
             for platform in registry.PLATFORMS

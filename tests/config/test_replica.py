@@ -107,3 +107,50 @@ def test_the_router_never_migrates_or_writes_the_replica():
 
     assert route.allow_migrate("replica", "health") is False and route.allow_migrate("default", "health")
     assert route.db_for_write(None) == "default"
+
+
+@pytest.fixture
+def lagging_replica(monkeypatch):
+    """A streaming standby whose replay has not reached the newest order: reading it finds neither the order
+    nor its events (they were written in one transaction), while the primary has both."""
+    from health.pages import order_queries
+
+    real = order_queries.order_page
+
+    def as_the_replica_has_it(brand, order_id, *, is_test):
+        return None if router.reads_replica() else real(brand, order_id, is_test=is_test)
+
+    monkeypatch.setattr(order_queries, "order_page", as_the_replica_has_it)
+
+
+def test_a_brand_new_order_missing_on_the_replica_is_read_from_the_primary(
+    replica_on, lagging_replica, alice_signed_in, api, prop, clock
+):
+    body = {"orderId": "NEW-1", "orderAmount": 10, "currency": "USD", "page_url": f"https://{prop.host}/ty"}
+    assert api.post("/api/order_confirmation", body).status_code == 200
+    clock.now += 5.1  # the test client's POST pinned it to the primary; that has ended
+
+    response, on_primary, on_replica = queries_by_alias(lambda: alice_signed_in.get("/health/orders/NEW-1"))
+
+    assert response.status_code == 200 and "NEW-1" in response.content.decode()
+    assert response.context["page"].order.order_id == "NEW-1"
+    assert on_replica > 0 and on_primary > 0  # the replica asked first, then the primary
+
+
+def test_an_order_the_replica_has_is_read_from_the_replica_alone(
+    replica_on, alice_signed_in, api, prop, clock
+):
+    body = {"orderId": "OLD-1", "orderAmount": 10, "currency": "USD", "page_url": f"https://{prop.host}/ty"}
+    assert api.post("/api/order_confirmation", body).status_code == 200
+    clock.now += 5.1  # the test client's POST pinned it to the primary; that has ended
+
+    response, on_primary, on_replica = queries_by_alias(lambda: alice_signed_in.get("/health/orders/OLD-1"))
+
+    assert response.status_code == 200
+    assert on_replica > 0 and on_primary == 0
+
+
+def test_an_order_on_neither_is_still_a_404(replica_on, lagging_replica, alice_signed_in, prop, clock):
+    response = alice_signed_in.get("/health/orders/NOWHERE-1")
+
+    assert response.status_code == 404

@@ -40,8 +40,11 @@ def log(
     return OutcomeEvent.objects.filter(brand=brand).order_by("-id").first()
 
 
-def history(brand, per_hour, *, until, days=8, outcome="no_attribution", is_test=False):
-    """Hourly counts of live order confirmations for the `days` days before `until`: per_hour(hour) each hour."""
+def history(
+    brand, per_hour, *, until, days=8, outcome="no_attribution", is_test=False, endpoint="order_confirmation"
+):
+    """Hourly counts of live events (order confirmations unless `endpoint` says otherwise) for the `days` days
+    before `until`: per_hour(hour) each hour."""
     start = until.replace(minute=0, second=0, microsecond=0) - timedelta(days=days)
     rows, hour = [], start
     while hour < until - timedelta(hours=1):
@@ -51,7 +54,7 @@ def history(brand, per_hour, *, until, days=8, outcome="no_attribution", is_test
                 HourlyOutcomeCount(
                     brand=brand,
                     hour=hour,
-                    endpoint="order_confirmation",
+                    endpoint=endpoint,
                     outcome=outcome,
                     is_test=is_test,
                     count=n,

@@ -57,6 +57,13 @@ def _key(name: str) -> str:
     return " ".join(name.strip().lower().split())
 
 
+def overlong_map(name: str) -> BookError:
+    return BookError(
+        f"{MAP_PREFIX}{name} is longer than {MAX_HEADER_NAME} characters. "
+        "Fix: name the column as the file's header does."
+    )
+
+
 def check_map(column_map: dict[str, str]) -> None:
     """BookError for a map no file could satisfy: an unknown field, an overlong name, one column twice."""
     for name, header in column_map.items():
@@ -67,7 +74,7 @@ def check_map(column_map: dict[str, str]) -> None:
                 + "."
             )
         if len(header) > MAX_HEADER_NAME:
-            raise BookError(f"{MAP_PREFIX}{name} is longer than {MAX_HEADER_NAME} characters.")
+            raise overlong_map(name)
     seen: dict[str, str] = {}
     for name, header in column_map.items():
         if (other := seen.setdefault(_key(header), name)) != name:

@@ -27,6 +27,11 @@ from .errors import BookError
 from .statuses import read_status
 
 MAX_ROWS = 200_000
+# A line (its end included) and a row at most: a real export's order fits in a few KB and a few hundred
+# columns, while a crafted one (a 20 MB line of commas, a header of distinct names) took memory out of all
+# proportion to its size before it could be refused (docs/reconciliation.md, "Limits and bad input").
+MAX_LINE_BYTES = 1024 * 1024
+MAX_COLUMNS = 500
 MAX_BYTES = 50 * 1024 * 1024
 
 
@@ -91,6 +96,8 @@ class Book:
         try:
             for row in self.reader:
                 start, line = line + 1, self._csv.line_num + 1  # the header is line 1
+                if len(row) > MAX_COLUMNS:
+                    raise too_wide(start, len(row))
                 if not any(cell.strip() for cell in row):
                     continue  # a blank line is no order
                 self.rows += 1
@@ -181,10 +188,25 @@ def _cell(row: list[str], index: int | None) -> str:
     return row[index] if index is not None and index < len(row) else ""
 
 
+def too_wide(line: int, columns: int) -> BookError:
+    return BookError(
+        f"Line {line} has {columns:,} columns; a book has at most {MAX_COLUMNS}. "
+        "Fix: export only the orders' columns."
+    )
+
+
 def _text_lines(binary) -> Iterator[str]:
     """The file's lines as text, decoded one at a time so that a line that is not UTF-8 is named (a
-    decoder reading ahead in blocks could not say which); the byte order mark of the first is dropped."""
-    for number, raw in enumerate(binary, start=1):
+    decoder reading ahead in blocks could not say which); the byte order mark of the first is dropped.
+    A line is read at most MAX_LINE_BYTES and one byte more, so a longer one is refused having cost that."""
+    number = 0
+    while raw := binary.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise BookError(
+                f"Line {number} is longer than 1 MB. Fix: export the orders again; a book's line holds one "
+                "order's columns."
+            )
         try:
             yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError:
@@ -207,6 +229,8 @@ def open_book(
         header = next(csv.reader([first], delimiter=delimiter))
     except csv.Error as exc:
         raise BookError(f"Line 1 cannot be read as CSV: {exc}.") from None
+    if len(header) > MAX_COLUMNS:
+        raise too_wide(1, len(header))
     try:
         fmt, columns = detect(
             header, order_id_column=order_id_column, amount_column=amount_column, column_map=column_map

@@ -13,7 +13,7 @@ from attribution.durability import spool
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
 from attribution.replay import REPLAYED, replay_all
 from brands.hosts import hash_email
-from health.log.models import OutcomeEvent
+from health.log.models import OutcomeEvent, RefusedDeliveryCount
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET
 from tests.attribution.platforms.payloads import shopify_order
 from tests.factories import BrandFactory, ClickFactory, DiscountCodeFactory, KnownShopperFactory
@@ -404,14 +404,15 @@ def test_a_delivery_without_the_shop_header_is_an_unknown_shop(shopify, shop):
     assert "X-Shopify-Shop-Domain header is missing" in response.json()["error"]
 
 
-def test_signature_failures_beyond_the_limit_are_answered_but_not_recorded(shopify, shop, settings):
-    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "signature_failures": "3/min"}
+def test_signature_failures_beyond_the_limit_are_answered_and_counted_not_stored(shopify, shop, settings):
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "signature_failures": "3/hour"}
 
     answers = [shopify("orders/create", shopify_order(), signed=False).status_code for _ in range(5)]
 
     assert answers == [401] * 5
     assert OutcomeEvent.objects.count() == 3
     assert PlatformDelivery.objects.filter(verified=False).count() == 3
+    assert RefusedDeliveryCount.objects.get().count == 2
 
 
 def test_a_body_over_the_limit_is_413_and_nothing_is_read(shopify, shop, settings):

@@ -296,7 +296,9 @@ class TestBadMaps:
         answer = upload(EXTENSION_BOOK, alice, query=mapped(order_id="x" * 256))
 
         assert answer.status_code == 400
-        assert answer.json()["error"] == "column_order_id is longer than 255 characters."
+        assert answer.json()["error"] == (
+            "column_order_id is longer than 255 characters. Fix: name the column as the file's header does."
+        )
 
 
 class TestAccess:

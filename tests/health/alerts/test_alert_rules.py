@@ -6,6 +6,8 @@ from datetime import timedelta
 import pytest
 
 from attribution.durability import spool
+from attribution.outcomes import Outcome
+from health.alerts.descriptions import describe
 from health.alerts.evaluation import evaluate
 from health.alerts.models import AlertRuleSet, Incident, Notification
 from tests import factories
@@ -35,7 +37,12 @@ def test_silence_waits_for_the_floor_then_opens_when_usual_orders_are_missing(bu
 
     assert opened(result) == [("silence", "")]
     incident = result.opened[0]
-    assert incident.counts == {"last_order_at": T0.isoformat(), "silent_minutes": 61, "usual_orders": 10.2}
+    assert incident.counts == {
+        "last_order_at": T0.isoformat(),
+        "silent_minutes": 61,
+        "usual_orders": 10.2,
+        "via": "order_confirmation",
+    }
     assert incident.opened_at == T0 + 61 * MIN and incident.is_open
 
 
@@ -110,6 +117,54 @@ def test_an_inactive_brand_is_not_watched(busy):
     busy.save()
 
     assert evaluate(now=T0 + 2 * HOUR + MIN).resolved == [incident]
+
+
+@pytest.fixture
+def webhook_only(brand):
+    """Acme's orders arrive by its Shopify webhook alone, 10 an hour for a week; its last came at T0."""
+    history(brand, lambda hour: 10, until=T0, endpoint="shopify", outcome="tracked")
+    log(brand, Outcome.TRACKED, at=T0, endpoint="shopify")
+    return brand
+
+
+def test_a_brand_whose_orders_arrive_by_webhook_alone_gets_a_silence_alert(webhook_only):
+    assert opened(evaluate(now=T0 + 59 * MIN)) == []
+
+    incident = evaluate(now=T0 + 61 * MIN).opened[0]
+
+    assert (incident.rule, incident.counts["via"], incident.counts["usual_orders"]) == (
+        "silence",
+        "shopify",
+        10.2,
+    )
+    said = describe(incident)
+    assert said.title == "Orders stopped: Shopify webhook"
+    assert said.summary.startswith("No live order by Shopify webhook for 61 min when it opened")
+    assert "setup page" in said.fix and said.events_query == {"endpoint": "shopify", "ns": "live"}
+
+
+def test_a_webhook_order_ends_the_silence_and_deliveries_that_brought_none_do_not(webhook_only):
+    incident = evaluate(now=T0 + 2 * HOUR).opened[0]
+    at = T0 + 2 * HOUR + MIN
+    # Anyone can send a bad signature naming the shop; a repeat or orders/paid brings no new order.
+    for outcome in (Outcome.INVALID_SIGNATURE, Outcome.REDELIVERY, Outcome.ALREADY_RECEIVED, Outcome.IGNORED):
+        log(webhook_only, outcome, at=at, endpoint="shopify")
+    assert evaluate(now=at + MIN).resolved == []
+
+    log(webhook_only, Outcome.NO_ATTRIBUTION, at=at + 2 * MIN, endpoint="woocommerce")
+
+    assert evaluate(now=at + 3 * MIN).resolved == [incident]
+
+
+def test_an_order_seen_by_both_ways_is_usual_once(brand):
+    # Each order: a confirmation handed to the webhook, and the webhook's own delivery.
+    history(brand, lambda hour: 10, until=T0, outcome="shopify_handoff")
+    history(brand, lambda hour: 10, until=T0, endpoint="shopify", outcome="tracked")
+    log(brand, Outcome.TRACKED, at=T0, endpoint="shopify")
+
+    incident = evaluate(now=T0 + 61 * MIN).opened[0]
+
+    assert incident.counts["usual_orders"] == 10.2
 
 
 # --- problem spike ----------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ import pytest
 from django.apps import apps as django_apps
 
 from attribution.models import Reconciliation
+from health.alerts.descriptions import describe
 from health.alerts.evaluation import evaluate
 from health.alerts.models import AlertRuleSet, Incident, Notification
-from health.alerts.rules import describe
 from tests.health.alerting import T0
 
 pytestmark = pytest.mark.django_db

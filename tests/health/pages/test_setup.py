@@ -6,6 +6,7 @@ from html import unescape
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from attribution.models import Commission, CreatorLink, Order
 from health.log.models import OutcomeEvent
@@ -359,16 +360,20 @@ def test_another_brand_s_property_cannot_be_picked(client, alice, brand, prop, o
     assert not brand.platform_connections.exists()
 
 
-def test_a_shop_connected_to_another_brand_is_refused(client, alice, brand, prop, other_brand, other_prop):
+def test_a_shop_another_brand_has_is_only_a_pending_claim(
+    client, alice, brand, prop, other_brand, other_prop
+):
     from tests.attribution.platforms.conftest import connect
 
-    connect(other_prop, platform="shopify", shop_domain="acme-demo.myshopify.com", secret="x")
+    theirs = connect(other_prop, platform="shopify", shop_domain="acme-demo.myshopify.com", secret="x")
     client.force_login(alice)
 
-    page = _page(_connect(client, brand, prop))
+    page = _page(client.get(_connect(client, brand, prop).url))
 
-    assert "already connected" in page
-    assert not brand.platform_connections.exists()
+    assert "waits for your account manager's approval" in page and "pending approval" in page
+    assert brand.platform_connections.get().is_pending()
+    theirs.refresh_from_db()
+    assert not theirs.is_pending()  # the shop stays the other brand's
 
 
 def test_bob_cannot_touch_alice_s_connection(client, alice, bob, brand, prop):
@@ -415,6 +420,7 @@ def test_the_signed_test_curl_signs_with_the_pasted_secret_and_is_taken(client, 
         pytest.skip("the snippet needs bash and openssl")
     client.force_login(alice)
     _connect(client, brand, prop)
+    brand.platform_connections.update(approved_at=timezone.now())  # as the account manager does in the admin
     page = _page(client.get(f"{SETUP}?brand={brand.pk}"))
     [snippet] = re.findall(r'<pre class="json" data-copy id="curl-\d+">(.*?)</pre>', page, re.S)
     # Everything before the curl line, as pasted (the secret filled in), then what curl would send.

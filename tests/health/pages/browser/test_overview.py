@@ -120,3 +120,29 @@ def test_an_anonymous_visitor_gets_the_sign_in_page(open_page, acme_week):
 
     expect(page).to_have_url(re.compile(r"/accounts/login/\?next=/health/$"))
     expect(page.locator("input[name=password]")).to_be_visible()
+
+
+@pytest.fixture
+def every_way_in(brand, make_event, acme_week):
+    """Acme's week, plus what each storefront platform and a reconciliation sent: eight columns of counts."""
+    for endpoint in ("shopify", "shopify_change", "woocommerce", "woocommerce_change", "reconciliation"):
+        make_event(brand, Outcome.TRACKED, endpoint=endpoint, order_id=f"W-{endpoint}")
+
+
+def test_the_meaning_column_keeps_its_room_beside_every_way_ins_counts(open_page, alice, every_way_in, width):
+    page = open_page(alice, "/health/?period=7d", shot="overview-every-way-in")
+
+    table = page.locator("#by-outcome")
+    expect(table.locator("thead th")).to_have_count(1 + 8 + 1)
+    assert overflow(page) == 0
+    if width >= 640:
+        meanings = table.locator("tbody .meaning")
+        line_height = float(meanings.first.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
+        # Wide enough to read: at least 16 rem (it was squeezed to a word or two a line), so that no meaning
+        # takes more than three lines.
+        boxes = [meaning.bounding_box() for meaning in meanings.all()]
+        assert min(box["width"] for box in boxes) >= 16 * 16
+        assert max(box["height"] for box in boxes) <= 3 * line_height + 1
+        # And the counts still fit beside it: the card shows the whole table, no sideways scroll inside it.
+        scroll = page.locator("#by-outcome").locator("xpath=..")
+        assert scroll.evaluate("e => e.scrollWidth - e.clientWidth") <= 0
