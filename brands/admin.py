@@ -14,6 +14,7 @@ from rest_framework_api_key.models import APIKey
 
 from config.lib.admin import saved_time
 
+from . import known_platforms
 from .forms import PlatformConnectionForm
 from .hosts import hash_email
 from .models import (
@@ -183,6 +184,19 @@ class PropertyAdmin(admin.ModelAdmin):
     autocomplete_fields = ["brand"]
 
 
+class PlatformFilter(admin.SimpleListFilter):
+    """The registered platforms by their titles (the column keeps a plain name: brands.known_platforms)."""
+
+    title = "platform"
+    parameter_name = "platform"
+
+    def lookups(self, request, model_admin):
+        return known_platforms.choices()
+
+    def queryset(self, request, queryset):
+        return queryset.filter(platform=self.value()) if self.value() else queryset
+
+
 @admin.register(PlatformConnection)
 class PlatformConnectionAdmin(admin.ModelAdmin):
     """Every brand's storefront-platform connections: which brand a shop belongs to, and its options."""
@@ -190,7 +204,7 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
     form = PlatformConnectionForm
     list_display = [
         "shop_domain",
-        "platform",
+        "platform_title",
         "brand",
         "property",
         "is_enabled",
@@ -198,7 +212,7 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
         "secret_state",
         "created_at",
     ]
-    list_filter = [("approved_at", admin.EmptyFieldListFilter), "platform", "is_enabled"]
+    list_filter = [("approved_at", admin.EmptyFieldListFilter), PlatformFilter, "is_enabled"]
     list_select_related = ["brand", "property"]
     search_fields = ["shop_domain", "brand__name", "property__host"]
     autocomplete_fields = ["brand"]
@@ -208,6 +222,10 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         return ["brand", *PlatformConnectionForm.Meta.fields, "secret_state", "approval"]
+
+    @admin.display(description="platform", ordering="platform")
+    def platform_title(self, obj):
+        return obj.platform_title()
 
     @admin.display(description="secret")
     def secret_state(self, obj):

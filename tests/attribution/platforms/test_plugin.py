@@ -256,6 +256,28 @@ def test_the_connection_forms_offer_every_registered_platform_by_its_title(db, t
     assert '<option value="tinyshop">Tinyshop</option>' in page
 
 
+def test_the_admin_lists_a_registered_platform_s_connections_by_its_title(corner, other_prop):
+    PlatformConnection.objects.create(
+        brand=other_prop.brand,
+        property=other_prop,
+        platform="shopify",
+        shop_domain="b.myshopify.com",
+        secret="x",
+    )
+    manager = Client()
+    manager.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+
+    page = manager.get("/admin/brands/platformconnection/?platform=tinyshop").content.decode()
+
+    assert (
+        f'<th class="field-shop_domain"><a href="/admin/brands/platformconnection/{corner.pk}/change/?'
+        in page
+    )
+    assert '<td class="field-platform_title">Tinyshop</td>' in page
+    assert "b.myshopify.com" not in page
+    assert '<a href="?platform=tinyshop">Tinyshop</a>' in page.replace("\n    ", "")
+
+
 def test_a_registered_platform_s_own_shop_domain_check_refuses_another_domain(prop, tinyshop):
     answer = connect_in_admin(prop, shop_domain="corner.example.com")
 
