@@ -54,10 +54,10 @@ def read_facts(
 ) -> tuple[dict[int, BrandFacts], ServiceFacts]:
     """The facts of every brand in `brands` (rule sets by brand id, defaults where missing) and of the service."""
     with consistent_snapshot():
-        facts = {
-            pk: BrandFacts(pk, last_order_at=at, last_order_via=via)
-            for pk, at, via in _last_orders(brands, now)
-        }
+        facts = {}
+        for pk, *lasts in _last_orders(brands, now):
+            at, via = newest_order(lasts)
+            facts[pk] = BrandFacts(pk, last_order_at=at, last_order_via=via)
         service = ServiceFacts()
         _add_last_hour(facts, service, now)
         _add_action_counts(facts, now)
@@ -72,11 +72,11 @@ def read_facts(
     return facts, service
 
 
-def _last_orders(brands: QuerySet, now: datetime):
-    """(brand id, its last live order, the way it came) for each brand: the newest of its last order
-    confirmation (any outcome, as before a brand could connect a shop) and its last order from each platform's
-    webhook (a delivery that brought an order: not a refused, repeated or ignored one). So a brand whose
-    orders arrive by webhook alone is watched too."""
+def _last_orders(brands: QuerySet, now: datetime) -> QuerySet:
+    """(brand id, then its last live order by each way in, in ORDER_ENDPOINTS' order) for each brand: its last
+    order confirmation (any outcome, as before a brand could connect a shop) and its last order from each
+    platform's webhook (a delivery that brought an order: not a refused, repeated or ignored one). So a brand
+    whose orders arrive by webhook alone is watched too (newest_order picks the newest)."""
     live = OutcomeEvent.objects.filter(brand=OuterRef("pk"), is_test=False, received_at__lte=now)
     probes = {}
     for endpoint in ORDER_ENDPOINTS:
@@ -85,11 +85,13 @@ def _last_orders(brands: QuerySet, now: datetime):
         # (health.log.probes). A platform's probe steps over the deliveries that were no order: a few per
         # order (orders/paid, a redelivery), and refused ones, which are kept only a few an hour.
         probes[str(endpoint)] = Subquery(newest_first(events, endpoint=endpoint).values("received_at")[:1])
-    rows = brands.order_by().annotate(**probes).values_list("pk", *probes)
-    for pk, *lasts in rows:
-        found = [(at, via) for at, via in zip(lasts, probes, strict=True) if at is not None]
-        at, via = max(found, default=(None, ""))
-        yield pk, at, via
+    return brands.order_by().annotate(**probes).values_list("pk", *probes)
+
+
+def newest_order(lasts: tuple) -> tuple[datetime | None, str]:
+    """A brand's last order and the way it came, from _last_orders' row less its brand id."""
+    found = [(at, via) for at, via in zip(lasts, ORDER_ENDPOINTS, strict=True) if at is not None]
+    return max(found, default=(None, ""))
 
 
 def _add_last_hour(facts: dict[int, BrandFacts], service: ServiceFacts, now: datetime) -> None:
