@@ -199,6 +199,31 @@ def test_a_registered_platform_s_change_is_a_row_of_its_change_endpoint(client, 
     assert not endpoints.counts_as_order("tinyshop_change", "tracked")
 
 
+def test_the_event_page_of_a_registered_platform_s_delivery_shows_its_labels_and_kept_order(
+    client, corner, brand, prop, creator
+):
+    click = ClickFactory(property=prop, creator=creator)
+    order = {
+        "ref": "T-1004",
+        "total": "42.00",
+        "currency": "EUR",
+        "click": click.click_id,
+        "email": "x@y.example",
+    }
+    send(client, "order.paid", order, delivery="d-1")
+    send(client, "order.voided", order, delivery="d-2")
+    client.force_login(factories.MembershipFactory(brand=brand).user)
+
+    for row, label in zip(
+        OutcomeEvent.objects.order_by("id"), ["Tinyshop webhook", "Tinyshop webhook: change"], strict=True
+    ):
+        page = unescape(client.get(reverse("health:event", args=[row.pk])).content.decode())
+
+        assert label in page
+        assert "(the platform's order: the fields the service reads, as received" in page
+        assert '"ref": "T-1004"' in page and "x@y.example" not in page  # only what its `kept` keeps
+
+
 def test_a_registered_platform_s_own_signature_scheme_decides_and_names_the_refusal(client, corner):
     response = send(
         client,
