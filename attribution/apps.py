@@ -6,5 +6,6 @@ class AttributionConfig(AppConfig):
     verbose_name = "Attribution"
 
     def ready(self):
-        # The storefront platforms register their endpoints and labels (attribution.platforms.registry).
+        # The storefront platforms register their endpoints and labels (attribution.platforms.registry), and tell
+        # brands which platforms a connection may name (brands.known_platforms).
         from attribution.platforms import registry  # noqa: F401
