@@ -8,7 +8,7 @@ PORT ?= 8000
 # `make run RESET=1`: new demo developer keys (by default the keys in demo-world.json keep working).
 RESET ?=
 
-.PHONY: install run test bench bench-cost bench-phases bench-health bench-partitions bench-reconcile clean
+.PHONY: install run test bench bench-cost bench-db bench-phases bench-health bench-partitions bench-reconcile clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ bench: $(STAMP)
 bench-cost: $(STAMP)
 	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind >/dev/null 2>&1) || (echo "install valgrind (apt-get install valgrind)"; exit 1)
 	$(BIN)/python -m bench.cost
+
+# The database's share per request (WAL bytes by relation, index entries, row locks, rows, buffers dirtied and
+# time in PostgreSQL) of the project and both Django floors (bench/dbshare.py).
+bench-db: $(STAMP)
+	$(BIN)/python -m bench.dbshare
 
 # Instructions per request by phase (bench/phases.py): where an order's and a cancel's work goes.
 bench-phases: $(STAMP)

@@ -3,6 +3,8 @@ commission look like from outside (docs/api.md, "Read API")."""
 
 from .models import Commission, Order
 from .money import money, plain
+from .review import holds as review_holds
+from .review.runner import holds_in
 
 State = Commission.State
 
@@ -54,9 +56,12 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
                 }
                 for m in commission.state_changes.all()
             ]
-            # Nothing moves back to pending: a pending commission has no moves, and skips the query.
-            if commission.state != State.PENDING
+            # A pending commission has no moves unless a review released it (issue 38: its trace then has the
+            # hold); one never held skips the query.
+            if commission.state != State.PENDING or holds_in(order.trace)
             else [],
+            # issue 38: its review holds, read only when its trace says a rule held it (docs/review.md).
+            "holds": review_holds.shown_all(commission) if holds_in(order.trace) else [],
             "history": [
                 {
                     "changed_at": c.changed_at.isoformat(),

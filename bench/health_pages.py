@@ -122,12 +122,23 @@ def alert_facts(brand):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=30_000_000, help="the large brand's events")
+    parser.add_argument(
+        "--creator-orders", type=int, default=100_000, help="the large brand's attributed orders"
+    )
+    parser.add_argument(
+        "--only",
+        choices=["creators"],
+        help="time only this page, in --rounds rounds of small then large (the other pages and the alert "
+        "evaluation are skipped)",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="with --only: how many rounds to time")
     args = parser.parse_args()
     setup_django()
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
 
+    from bench.creator_world import fill_creators
     from brands.models import Brand
     from health.log.rollup import roll_up
 
@@ -135,6 +146,9 @@ def main() -> None:
     small, _ = Brand.objects.get_or_create(name=f"Health bench {SMALL:,}")
     fill(large, args.events)
     fill(small, SMALL)
+    # The Creators page: 1,000 creators each; the small brand's orders as many as its events.
+    fill_creators(large, orders=args.creator_orders, clicks=2 * args.creator_orders)
+    fill_creators(small, orders=SMALL, clicks=2 * SMALL)
     started = time.perf_counter()
     result = roll_up(now=None)
     print(f"rolled up {result.events:,} events in {time.perf_counter() - started:.1f}s")
@@ -154,6 +168,9 @@ def main() -> None:
 
     # Each brand's pages as its own brand user sees them (an account manager's also list every brand).
     clients = {brand.pk: brand_user_client(brand) for brand in (small, large)}
+    if args.only == "creators":
+        time_creators(clients[small.pk], clients[large.pk], rounds=args.rounds)
+        return
 
     add_incidents(large)
     add_incidents(small)
@@ -163,6 +180,7 @@ def main() -> None:
         ("events, needs action", "/health/events/?action=1"),
         ("alerts", "/health/alerts/"),
         ("order page", "/health/orders/ORD-501"),
+        ("creators, 30 days", "/health/creators/?period=30d"),
     ]
     label_large = f"{args.events / 1e6:g}M events ms"
     print(f"\n{'page':<22} {'1k events ms':>13} {label_large:>15} {'ratio':>7}")
@@ -179,8 +197,25 @@ def main() -> None:
     manager = Client(SERVER_NAME="127.0.0.1")
     manager.force_login(staff)
     portfolio_ms, _ = timed(page(manager, "/health/portfolio/"), lambda: None)
-    print(f"portfolio of every brand ({Brand.objects.count():,}), as an account manager: {portfolio_ms:.0f} ms")
+    print(
+        f"portfolio of every brand ({Brand.objects.count():,}), as an account manager: {portfolio_ms:.0f} ms"
+    )
     bench_evaluation()
+
+
+def time_creators(small_client, large_client, *, rounds: int) -> None:
+    """The Creators page (30 days) alone, small then large in turns, `rounds` times: each round's medians and
+    ratio, then the median of the rounds' figures, so that the noise of a shared machine shows."""
+    url = "/health/creators/?period=30d"
+    results = []
+    print(f"\n{'creators, 30 days':<22} {'small ms':>9} {'large ms':>9} {'ratio':>7}")
+    for n in range(rounds):
+        small_ms, large_ms = timed(page(small_client, url), page(large_client, url))
+        results.append((small_ms, large_ms, large_ms / small_ms))
+        print(f"{'round ' + str(n + 1):<22} {small_ms:>9.1f} {large_ms:>9.1f} {large_ms / small_ms:>7.2f}")
+    small_ms, large_ms, ratio = (statistics.median(r[i] for r in results) for i in range(3))
+    spread = f"{min(r[2] for r in results):.2f}-{max(r[2] for r in results):.2f}"
+    print(f"{'median of rounds':<22} {small_ms:>9.1f} {large_ms:>9.1f} {ratio:>7.2f}  (ratios {spread})")
 
 
 def add_incidents(brand) -> None:

@@ -51,8 +51,9 @@ def _waited_children() -> int:
 
 
 class Meter:
-    """`start()` before a measured run, `stop()` after it: the run's shares of both cores' time, and
-    the CPU seconds the bench's own processes spent (the service's workers and database sessions, wrk)."""
+    """`start()` before a measured run, `stop()` after it: the run's shares of both cores' time, the
+    CPU seconds the bench's own processes spent (the service's workers and database sessions, wrk), and
+    the MultiXacts made meanwhile (`pg_stat_slru`, with the next MultiXact id)."""
 
     def __init__(self, masters: list[int], database_url: str):
         self.masters = set(masters)
@@ -64,8 +65,19 @@ class Meter:
         ).fetchall()
         return self.masters | _children(self.masters) | {pid for (pid,) in sessions}
 
+    def _multixacts(self) -> tuple:
+        """MultiXacts made so far (the next id: mxid_age of the first), and the SLRU counters of their two
+        caches. Cluster-wide: concurrent row locks of one parent row (foreign-key checks) make them."""
+        next_id = self.database.execute("SELECT mxid_age('1'::xid)").fetchone()[0]
+        slru = self.database.execute(
+            "SELECT sum(blks_zeroed), sum(blks_hit), sum(blks_read), sum(blks_written) FROM pg_stat_slru "
+            "WHERE name IN ('MultiXactOffset', 'MultiXactMember')"
+        ).fetchone()
+        return (next_id, *(int(v or 0) for v in slru))
+
     def start(self) -> None:
         self.before = (_machine(), {pid: _ticks(pid) for pid in self._ours()}, _waited_children())
+        self.multixacts = self._multixacts()
 
     def stop(self) -> dict:
         (busy0, steal0, total0), ticks0, wrk0 = self.before
@@ -76,7 +88,12 @@ class Meter:
         ours = sum(max(_ticks(pid) - ticks0.get(pid, 0), 0) for pid in pids) + _waited_children() - wrk0
         total = max(total1 - total0, 1)
         busy = busy1 - busy0
+        made, zeroed, hit, read, written = (
+            b - a for a, b in zip(self.multixacts, self._multixacts(), strict=True)
+        )
         return {
+            "multixacts": made,
+            "multixact_slru": {"zeroed": zeroed, "hit": hit, "read": read, "written": written},
             "busy": round(busy / total, 3),
             "others": round(max(busy - ours, 0) / total, 3),
             "stolen": round((steal1 - steal0) / total, 3),

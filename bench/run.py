@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from statistics import median
 
-from bench import cost
+from bench import cost, dbshare
 from bench.machine import Meter
 from bench.world import CANCELS, CHANGES, PY, RESULTS, ROOT, WORLD, bench_env, database_url, prepare_world
 
@@ -30,6 +30,7 @@ from bench.world import CANCELS, CHANGES, PY, RESULTS, ROOT, WORLD, bench_env, d
 SERVERS = {
     "project": "config.wsgi:application",
     "django_floor": "bench.floor.wsgi:application",
+    "minimal_floor": "bench.floor.minimal.wsgi:application",
     "plain_floor": "bench.floor.plain:application",
 }
 # (server, scenario, wrk script), in the order of odd rounds; even rounds run them in reverse.
@@ -37,9 +38,11 @@ SCENARIOS = [
     ("project", "baseline", "baseline.lua"),
     ("project", "order_confirmation", "mixed_orders.lua"),
     ("django_floor", "order_confirmation", "mixed_orders.lua"),
+    ("minimal_floor", "order_confirmation", "mixed_orders.lua"),
     ("plain_floor", "order_confirmation", "mixed_orders.lua"),
     ("project", "cancel_update", "changes.lua"),
     ("django_floor", "cancel_update", "changes.lua"),
+    ("minimal_floor", "cancel_update", "changes.lua"),
     ("plain_floor", "cancel_update", "changes.lua"),
 ]
 # Cancels each use up one order of the pool: enough for 3,000 cancels a second of every run (no
@@ -89,11 +92,18 @@ def wrk(script: str, port: int, *, duration: int, connections: int, env: dict) -
 
 
 def ratios(measured: dict) -> dict:
-    """One round's ratios. Headline: the project against the Django floor; the rest for reference."""
+    """One round's ratios. Headline: the project against the minimal-schema floor; then against the
+    same-schema Django floor; the rest for reference."""
     project, floor, plain = measured["project"], measured["django_floor"], measured["plain_floor"]
+    minimal = measured["minimal_floor"]
     base = project["baseline"]
     return {
-        # the headline: project / Django floor
+        # the headline: project / minimal-schema floor (the same facts, the least schema)
+        "orders_minimal": project["order_confirmation"]["rps"] / minimal["order_confirmation"]["rps"],
+        "orders_p99_minimal": project["order_confirmation"]["p99_us"]
+        / max(minimal["order_confirmation"]["p99_us"], 1),
+        "cancel_update_minimal": project["cancel_update"]["rps"] / minimal["cancel_update"]["rps"],
+        # the second: project / Django floor on the project's own tables
         "orders": project["order_confirmation"]["rps"] / floor["order_confirmation"]["rps"],
         "orders_p99": project["order_confirmation"]["p99_us"] / max(floor["order_confirmation"]["p99_us"], 1),
         "cancel_update": project["cancel_update"]["rps"] / floor["cancel_update"]["rps"],
@@ -183,7 +193,7 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=10, help="seconds measured per scenario and round")
     parser.add_argument("--warmup", type=int, default=2, help="seconds of warm-up per scenario and round")
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--port", type=int, default=8810, help="first of three ports (project, floors)")
+    parser.add_argument("--port", type=int, default=8810, help="first of four ports (project, floors)")
     parser.add_argument("--no-cost", action="store_true", help="skip the instruction counts (bench/cost.py)")
     parser.add_argument(
         "--worker-class",
@@ -235,10 +245,18 @@ def main() -> None:
                     result["cpu_ms"] = 1000 * result["machine"]["bench_cpu_s"] / max(result["requests"], 1)
                     cancel_from += result["cancels"]
                 measured.setdefault(server, {})[scenario] = result
+            multixacts = {f"{sv} {sc}": measured[sv][sc]["machine"]["multixacts"] for sv, sc, _ in SCENARIOS}
             others = max(
                 r["machine"]["others"] + r["machine"]["stolen"] for s in measured.values() for r in s.values()
             )
-            rounds.append({"results": measured, "ratios": ratios(measured), "others_max": others})
+            rounds.append(
+                {
+                    "results": measured,
+                    "ratios": ratios(measured),
+                    "others_max": others,
+                    "multixacts": multixacts,
+                }
+            )
             print(
                 f"round {number}: " + _round_line(rounds[-1]["ratios"]) + f"; others took up to {others:.0%}",
                 flush=True,
@@ -307,11 +325,26 @@ def main() -> None:
         "CPU per request (workers, PostgreSQL sessions and wrk), Django floor / project: "
         f"orders {headline['orders_cpu']:.2f}, cancel/update {headline['cancel_update_cpu']:.2f}"
     )
+    made = {key: median(r["multixacts"][key] for r in rounds) for key in rounds[0]["multixacts"]}
     print(
-        f"\ncancel/update throughput, project / Django floor: {headline['cancel_update']:.2f} (target >= 0.6)"
+        "MultiXacts made per measured run (median; concurrent foreign-key checks share parent rows' locks): "
+        + ", ".join(f"{key} {count}" for key, count in made.items() if "baseline" not in key)
     )
-    print(f"order confirmation p99, project / Django floor: {headline['orders_p99']:.2f} (target <= 1.5)")
-    print(f"order confirmation throughput, project / Django floor: {headline['orders']:.2f} (target >= 0.75)")
+    print(
+        f"\nsame schema, project / Django floor: orders {headline['orders']:.2f} (must not fall), "
+        f"p99 {headline['orders_p99']:.2f}, cancel/update {headline['cancel_update']:.2f} (target >= 0.6)"
+    )
+    print(
+        f"cancel/update throughput, project / minimal-schema floor: {headline['cancel_update_minimal']:.2f}"
+    )
+    print(
+        f"order confirmation p99, project / minimal-schema floor: {headline['orders_p99_minimal']:.2f} "
+        "(target <= 1.5)"
+    )
+    print(
+        f"order confirmation throughput, project / minimal-schema floor: {headline['orders_minimal']:.2f} "
+        "(target >= 0.75)"
+    )
 
     document = {
         "taken_at": datetime.now(UTC).isoformat(),
@@ -341,6 +374,11 @@ def main() -> None:
         cost.print_cost(figures)
         document["cost"] = figures
         document["cost_ratios"] = cost.ratios(figures)
+        share, cancel_from = dbshare.measure(
+            env, run=world["run"], cancel_from=cancel_from, **dbshare.SCENARIOS
+        )
+        dbshare.print_share(share)
+        document["db_share"] = share
     document["seconds"] = round(time.monotonic() - started, 1)
     out = RESULTS / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(document, indent=2))
@@ -349,6 +387,7 @@ def main() -> None:
 
 def _round_line(r: dict) -> str:
     return (
+        f"orders {r['orders_minimal']:.2f}, p99 {r['orders_p99_minimal']:.2f} (project / minimal floor); "
         f"orders {r['orders']:.2f}, p99 {r['orders_p99']:.2f}, cancel/update {r['cancel_update']:.2f} "
         f"(project / Django floor)"
     )

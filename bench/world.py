@@ -3,8 +3,9 @@
 A bench brand with a property, 20 creators, 2,000 fresh clicks, a code and a developer key, plus two
 pools of tracked orders with pending commissions: one that cancels use up (each cancel takes the next
 order, so every cancel really cancels) and one that updates pick from at random (never cancelled, so
-every update really updates). A second brand sells on Shopify: its shop is connected with a signing
-secret, with its own clicks and code, for the platform deliveries. Written to bench/results/.world.txt,
+every update really updates); the minimal-schema floor's tables get copies of both pools. A second brand
+sells on Shopify: its shop is connected with a signing secret, with its own clicks and code, for the
+platform deliveries. Written to bench/results/.world.txt,
 .changes.txt, .cancels.txt and .platform.txt for the wrk scripts and the in-process harness.
 """
 
@@ -82,6 +83,7 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
     from django.utils import timezone
 
     from attribution.models import Click
+    from bench.floor.minimal import schema as minimal
     from brands.models import Brand, Creator, DeveloperKey, DiscountCode, Property
 
     brand, _ = Brand.objects.get_or_create(
@@ -129,6 +131,9 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
                     "creators": [c.id for c in creators],
                 },
             )
+        # The minimal-schema floor's tables, with copies of this run's pools (bench/floor/minimal).
+        minimal.create(cursor)
+        minimal.copy_pools(cursor, f"CHG-{run}-")
         cursor.execute("ANALYZE")  # as autovacuum would have by the time traffic arrives
     RESULTS.mkdir(parents=True, exist_ok=True)
     WORLD.write_text("\n".join([prop.host, "BENCH10", *[c.click_id for c in clicks]]) + "\n")

@@ -15,6 +15,7 @@ from rest_framework_api_key.models import APIKey
 from config.lib.admin import saved_time
 
 from . import known_platforms
+from .creator_email import CreatorForm
 from .forms import PlatformConnectionForm
 from .hosts import hash_email
 from .models import (
@@ -185,10 +186,7 @@ class PropertyAdmin(admin.ModelAdmin):
 
 
 class PlatformFilter(admin.SimpleListFilter):
-    """The registered platforms by their titles (the column keeps a plain name: brands.known_platforms)."""
-
-    title = "platform"
-    parameter_name = "platform"
+    title = parameter_name = "platform"  # the registered platforms by their titles (brands.known_platforms)
 
     def lookups(self, request, model_admin):
         return known_platforms.choices()
@@ -222,10 +220,6 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         return ["brand", *PlatformConnectionForm.Meta.fields, "secret_state", "approval"]
-
-    @admin.display(description="platform", ordering="platform")
-    def platform_title(self, obj):
-        return obj.platform_title()
 
     @admin.display(description="secret")
     def secret_state(self, obj):
@@ -294,11 +288,18 @@ class DeveloperKeyAdmin(APIKeyModelAdmin):
 
 @admin.register(Creator)
 class CreatorAdmin(admin.ModelAdmin):
+    form = CreatorForm  # issue 38: her optional email, kept hashed (brands.creator_email)
+    fields = ["brand", "name", "is_active", "email", "forget_email", "has_email"]
+    readonly_fields = ["has_email"]
     list_display = ["name", "brand", "is_active", "created_at"]
     list_filter = ["is_active", "brand"]
     list_select_related = ["brand"]
     search_fields = ["name", "brand__name"]
     autocomplete_fields = ["brand"]
+
+    @admin.display(description="email on file", boolean=True)
+    def has_email(self, obj):
+        return bool(obj and obj.email_hash)
 
     def get_readonly_fields(self, request, obj=None):
         # Her codes, links, shoppers and commissions stay with the brand they were made at: moving

@@ -299,7 +299,7 @@ CORS_ALLOW_HEADERS = ("content-type", "x-request-id")
 CORS_EXPOSE_HEADERS = ("X-Request-ID",)
 CORS_PREFLIGHT_MAX_AGE = 86_400  # seconds a browser may keep a preflight's answer
 
-# Events the database could not take wait here for `manage.py replay_spool` (attribution/spool.py).
+# Events the database could not take wait here for `manage.py replay_spool` (attribution/durability/spool.py).
 # Local disk of each app server; replay runs on every server (or point all at one shared volume).
 SPOOL_DIR = env.path("SPOOL_DIR", default=BASE_DIR / "spool")
 

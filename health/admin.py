@@ -1,12 +1,14 @@
 """The outcome log and its counts for account managers: read-only, across brands."""
 
 from django.contrib import admin
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
 
 from attribution.admin.tracking import trace_html
 from attribution.models import Order
 from attribution.outcomes import RECORDED
+from brands.models import Brand
 from config.lib.admin import CappedCountPaginator, ReadOnlyAdmin, admin_link
 from health.log.models import DailyOutcomeCount, OutcomeEvent, RefusedDeliveryCount, UnresolvedHostCount
 
@@ -32,8 +34,7 @@ class OutcomeEventAdmin(ReadOnlyAdmin):
     list_filter = ["brand", "endpoint", OutcomeFilter, "is_test", "has_warnings", "received_at"]
     list_select_related = ["brand"]
     date_hierarchy = "received_at"
-    # Exact and case-sensitive, like order ids themselves: served by the order id index
-    # ("=order_id" would be iexact, an UPPER() that no index serves).
+    # Exact and case-sensitive, like order ids themselves (get_search_results).
     search_fields = ["order_id__exact"]
     search_help_text = "Exact order id."
     ordering = ["-received_at", "-id"]
@@ -59,6 +60,22 @@ class OutcomeEventAdmin(ReadOnlyAdmin):
         "warnings",
     ]
     readonly_fields = fields
+
+    def get_ordering(self, request):
+        """Within one brand, newest received first (outcome_brand_time_id_idx); across brands, newest
+        recorded first: the primary key's order, as no index on the time alone is kept (each would cost
+        every event an entry; docs/performance.md, "The index diet")."""
+        return self.ordering if request.GET.get("brand__id__exact") else ["-id"]
+
+    def get_search_results(self, request, queryset, search_term):
+        """The order id within each brand in one index scan (outcome_brand_order_prefix_idx, brand ids as
+        an array), and among the events of no brand: no index on the order id alone is kept."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        brands = list(Brand.objects.values_list("pk", flat=True))
+        in_a_brand = Q(brand_id__in=brands) | Q(brand_id__isnull=True)
+        return queryset.filter(in_a_brand, order_id=term), False
 
     @admin.display(description="brand", ordering="brand__name")
     def brand_link(self, obj):

@@ -8,9 +8,12 @@ never start one scheduled run twice (django-q picks due schedules under SELECT .
 task is safe to run twice at once all the same (a task that outlives the runner's retry is run again).
 """
 
+import io
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
+from django.core.management import call_command
 from django.utils import timezone
 
 from attribution.api.throttles import prune_counters
@@ -24,6 +27,9 @@ from health.log.partitions import ensure_partitions
 from health.log.retention import prune
 from health.log.rollup import roll_up
 from health.pruning import prune_tables
+from health.references import dangling, describe
+
+logger = logging.getLogger(__name__)
 
 RETENTION = timedelta(days=400)  # longer than the longest period the overview offers (366 days)
 RECONCILIATION_TASK_SECONDS = 120  # within the runner's 240 s task timeout (settings.Q_CLUSTER)
@@ -63,6 +69,14 @@ def lock_commissions() -> str:
     return f"Locked {run.locked} commissions onto {len(run.statements)} statements."
 
 
+def refresh_review_figures() -> str:
+    """The review figures' flags (attribution.review.figures): what the code_leak and refund_rate rules hold
+    new orders by, and the code leak and refund-rate alerts open incidents on."""
+    out = io.StringIO()
+    call_command("refresh_review_figures", stdout=out)
+    return out.getvalue().strip()
+
+
 def prune_outcomes() -> str:
     result = prune(before=timezone.now() - RETENTION)
     counters = prune_counters()
@@ -76,6 +90,15 @@ def prune_outcomes() -> str:
 def prune_growing_tables() -> str:
     deleted = prune_tables()
     return "Pruned " + "; ".join(f"{n} {name}" for name, n in deleted.items()) + "."
+
+
+def check_references() -> str:
+    """The references the database does not check per write (health.references), for the last two days:
+    the daily run overlaps the one before. A row naming no existing row is logged as an error."""
+    found = dangling(since=timezone.now() - timedelta(days=2))
+    if found:
+        logger.error("dangling references: %s", describe(found))
+    return describe(found)
 
 
 def continue_reconciliations() -> str:
@@ -113,9 +136,11 @@ SCHEDULES = [
     Plan("Replay the spool", "health.tasks.replay_spool", minutes=1),
     Plan("Lock commissions", "health.tasks.lock_commissions", minutes=5),
     Plan("Carry on reconciliation applies", "health.tasks.continue_reconciliations", minutes=1),
+    Plan("Refresh the review figures", "health.tasks.refresh_review_figures", daily_at=time(2, 30)),
     Plan("Prune the outcome log (400 days)", "health.tasks.prune_outcomes", daily_at=time(3, 30)),
     Plan("Make the outcome log partitions ahead", "health.tasks.make_outcome_partitions", daily_at=time(3)),
     Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),
+    Plan("Check the references", "health.tasks.check_references", daily_at=time(4)),
 ]
 
 

@@ -3,7 +3,7 @@ templates/base.html's nav."""
 
 from django.urls import path
 
-from health.pages import account, events, order, portfolio, reconcile, setup, statements
+from health.pages import account, creators, events, order, portfolio, reconcile, review, setup, statements
 from health.pages import alerts as alert_pages
 
 app_name = "health"
@@ -27,9 +27,17 @@ urlpatterns = [
     path("orders/", order.order_search, name="order_search"),
     path("orders/<path:order_id>", order.order, name="order"),
     path("portfolio/", portfolio.portfolio, name="portfolio"),
+    # What each creator brings, costs and risks (docs/health.md, "Creators").
+    path("creators/", creators.creators, name="creators"),
+    path("creators/export.csv", creators.export, name="creators_export"),
+    path("creators/<int:pk>/", creators.creator, name="creator"),
     # The reconciliation of the brand's order book (docs/reconciliation.md).
     path("reconcile/", reconcile.reconcile, name="reconcile"),
     path("reconcile/<int:pk>/", reconcile.reconciliation, name="reconciliation"),
     path("reconcile/<int:pk>/apply/", reconcile.apply, name="reconciliation_apply"),
     path("reconcile/<int:pk>/differences.csv", reconcile.differences_csv, name="reconciliation_export"),
+    # Review holds: the held commissions and the decisions on them, the brand's review settings.
+    path("review/", review.review, name="review"),
+    path("review/decide/", review.decide, name="review_decide"),
+    path("review/settings/", review.review_settings, name="review_settings"),
 ]

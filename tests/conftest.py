@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
+from attribution.review.config import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from tests import factories
 
@@ -71,9 +72,11 @@ def _fast_and_clean(settings):
     settings.AXES_ENABLED = False
     cache.clear()
     forget_all_locally()
+    forget_reviews()
     yield
     cache.clear()
     forget_all_locally()
+    forget_reviews()
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ adjustments), `replays` (dead letters and spool backlogs); `common` holds what t
 
 Orders, commissions, statements and adjustments are read-only here: they change only through the services
 (attribution.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write
-is the "Mark paid" action of statements, for users with the pay_statement permission."""
+is the "Mark paid" action of statements, for users with the pay_statement permission; and `review` (issue 38):
+review settings, and the release and reject actions on held commissions' holds."""
 
-from . import replays, statements, tracking
+from . import replays, review, statements, tracking
 
-__all__ = ["replays", "statements", "tracking"]
+__all__ = ["replays", "review", "statements", "tracking"]

@@ -16,8 +16,10 @@ from attribution.contract.serializers import (
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
+from attribution.models import Rule
 from attribution.orders.trace import Signal, StepResult
 from attribution.outcomes import OUTCOMES, Outcome
+from attribution.review.contract import ReviewSerializer
 
 EVENTS = "Order events"
 READ_API = "Read API"
@@ -185,6 +187,36 @@ UPDATE = dict(
 )
 
 
+# issue 38 (docs/review.md): a brand's decision on a held commission.
+REVIEW = dict(
+    summary="Release or reject a commission held for review",
+    description="Checked in this order: the key, the body, `order_id`, `decision`, `note`, `test`, the key's "
+    "brand, then the commission. A commission that is not held (never held, or already decided) answers "
+    "`not_held`, a success: sending a decision twice changes nothing the second time.",
+    tags=[EVENTS],
+    request={"application/json": ReviewSerializer},
+    responses=_event_answers(
+        Outcome.RELEASED,
+        Outcome.REJECTED,
+        Outcome.NOT_HELD,
+        Outcome.ORDER_NOT_FOUND,
+        Outcome.HANDLER_ERROR,
+        Outcome.INVALID_PARAMS,
+        Outcome.UNRESOLVED_DOMAIN,
+        Outcome.UNAUTHORIZED,
+        Outcome.RATE_LIMITED,
+    ),
+    parameters=KEYED,
+    examples=[
+        _example(
+            Outcome.NOT_HELD,
+            f"release order {examples.READ_ORDER}'s commission, which no rule held",
+            {"order_id": int(examples.READ_ORDER), "decision": "release", "note": "Checked: a real customer."},
+        )
+    ],
+)
+
+
 def _read_parameters() -> list[OpenApiParameter]:
     """The read API's path and query parameters, from OrderReadSerializer's fields."""
     path, query = OrderReadSerializer.rules["order_id"], OrderReadSerializer.rules["test"]
@@ -231,7 +263,10 @@ ORDER_READ = dict(
                                     "required": ["signal", "result", "detail"],
                                     "properties": {
                                         "signal": {"type": "string", "enum": [str(s) for s in Signal]},
-                                        "result": {"type": "string", "enum": [str(r) for r in StepResult]},
+                                        "result": {
+                                            "type": "string",
+                                            "enum": [str(r) for r in StepResult] + list(Rule.values),
+                                        },
                                         "detail": {"type": "string"},
                                     },
                                 },

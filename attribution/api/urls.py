@@ -2,7 +2,7 @@
 
 from django.urls import re_path
 
-from attribution.api import views
+from attribution.api import review, views
 
 app_name = "api"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     re_path(r"^order_confirmation/?$", views.OrderConfirmationView.as_view(), name="order_confirmation"),
     re_path(r"^Affiliates/cancel/?$", views.CancelView.as_view(), name="cancel"),
     re_path(r"^Affiliates/update/?$", views.UpdateView.as_view(), name="update"),
+    re_path(r"^Affiliates/review/?$", review.ReviewView.as_view(), name="review"),  # issue 38
     # Order ids may hold slashes ("SO/2026/0001") and line breaks (the order endpoints store what JSON can
     # say); one trailing slash is the path's, not the id's. \Z, not $, which also matches before a final "\n".
     re_path(r"^Affiliates/orders/(?P<order_id>[\s\S]+?)/?\Z", views.OrderReadView.as_view(), name="order"),

@@ -69,6 +69,8 @@ class EventView(APIView):
     endpoint: str = ""
     # The outcome when the database cannot be reached: cancel's interface has no insert_failed.
     database_failure = Outcome.INSERT_FAILED
+    # A request that met a fault on our side is kept in the spool for the replay to run again.
+    replayable = True
     parser_classes = [StrictJSONParser]
     content_negotiation_class = AlwaysJSON
     authentication_classes: list = []
@@ -202,7 +204,8 @@ class EventView(APIView):
         event = receipt.event(result)
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
             return  # an order confirmation of no brand over its address's limit: counted per host instead
-        kept = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR) and faults.keep_for_replay(
+        failed = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR)
+        kept = failed and self.replayable and faults.keep_for_replay(
             event,
             body=getattr(request, "raw_body", b"") or b"",
             authorization=request.META.get("HTTP_AUTHORIZATION", ""),

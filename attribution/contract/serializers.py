@@ -29,7 +29,7 @@ from attribution.contract.field_schemas import (
     whole_number_of_at_most,
 )
 from attribution.outcomes import Outcome, field_error
-from brands.hosts import hash_email
+from brands.emails import hash_with_verdict
 
 # --- the fields ------------------------------------------------------------------------------------
 
@@ -142,11 +142,11 @@ class OptionalTextField(RuleField):
 
 
 class EmailHashField(RuleField):
-    """An address to hash on arrival; the value the rules hand on is its hash, never the address."""
+    """An address hashed on arrival: the rules hand on its hash and a throwaway-domain verdict (brands.emails)."""
 
     def parse(self, value):
         email = parsing.parse_optional_email(value)
-        return hash_email(email) if email else None
+        return hash_with_verdict(value, email) if email else None
 
     def json_schema(self):
         return nullable({"type": "string", "pattern": f"^{SPACE}*(?:{text_of_at_most(320)})?{SPACE}*$"}, self)

@@ -1,5 +1,5 @@
 """A fault on our side (insert_failed, handler_error), whichever way in it met: the event API's views and the
-storefront platforms' receiver both keep the request in the spool for the replay (attribution.spool), then
+storefront platforms' receiver both keep the request in the spool for the replay (attribution.durability.spool), then
 write its outcome row, which is kept in the spool too when the database cannot take it.
 """
 

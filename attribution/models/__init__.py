@@ -9,6 +9,7 @@ from .platforms import PlatformDelivery
 from .ratelimits import RateCounter
 from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
+from .review import CommissionHold, ReviewFlag, ReviewSettings, Rule
 from .statements import Adjustment, Statement
 
 __all__ = [
@@ -19,11 +20,15 @@ __all__ = [
     "BookRow",
     "Click",
     "Commission",
+    "CommissionHold",
     "CommissionStateChange",
     "CreatorLink",
     "Order",
     "PlatformDelivery",
     "RateCounter",
+    "ReviewFlag",
+    "ReviewSettings",
+    "Rule",
     "Reconciliation",
     "DeadLetter",
     "SpoolBacklog",

@@ -15,6 +15,7 @@ class Commission(models.Model):
 
     class State(models.TextChoices):
         PENDING = "pending", "Pending"
+        HELD = "held", "Held for review"  # issue 38: a review rule flagged it (attribution.review)
         LOCKED = "locked", "Locked"
         PAID = "paid", "Paid"
         CANCELLED = "cancelled", "Cancelled"
@@ -29,18 +30,26 @@ class Commission(models.Model):
     # The moves of docs/decisions.md ("Commission states"), plus paid -> cancelled: a cancel after payment
     # cancels the commission and claws its amount back on the next open statement (attribution.billing);
     # anything else is refused.
+    # A held commission is released to pending or rejected to cancelled (attribution.review.decisions); a
+    # brand's cancel works on it as on a pending one, and nothing locks it while it is held.
     TRANSITIONS = {
+        State.HELD: {State.PENDING, State.CANCELLED},
         State.PENDING: {State.LOCKED, State.CANCELLED},
         State.LOCKED: {State.PAID, State.CANCELLED},
         State.PAID: {State.CANCELLED},
         State.CANCELLED: set(),
     }
 
+    # brand and creator: checked by the code that writes the commission (its order's, just read) and daily
+    # by health.references, not by a lock on the parent row per commission (as the order's references).
+    # The order stays a constraint: it is written in the same statement, so its check contends with nothing.
     brand = models.ForeignKey(
-        Brand, on_delete=models.CASCADE, related_name="commissions", db_index=False
+        Brand, on_delete=models.CASCADE, related_name="commissions", db_index=False, db_constraint=False
     )  # the composite indexes below start with brand
     order = models.OneToOneField(Order, on_delete=models.CASCADE, related_name="commission")
-    creator = models.ForeignKey(Creator, on_delete=models.PROTECT, related_name="commissions")
+    creator = models.ForeignKey(
+        Creator, on_delete=models.PROTECT, related_name="commissions", db_constraint=False
+    )  # indexed: PROTECT asks whether a creator has commissions
     is_test = models.BooleanField(default=False)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
     order_amount = models.DecimalField(max_digits=18, decimal_places=6)
@@ -69,12 +78,12 @@ class Commission(models.Model):
         constraints = [
             models.CheckConstraint(
                 name="commission_state_valid",
-                condition=models.Q(state__in=["pending", "locked", "paid", "cancelled"]),
+                condition=models.Q(state__in=["pending", "held", "locked", "paid", "cancelled"]),
             ),
             # Nothing locked is ever off a statement, nothing pending is on one (docs/billing.md).
             models.CheckConstraint(
                 name="commission_on_statement_once_locked",
-                condition=models.Q(state="pending", statement__isnull=True)
+                condition=models.Q(state__in=["pending", "held"], statement__isnull=True)
                 | models.Q(state__in=["locked", "paid"], statement__isnull=False)
                 | models.Q(state="cancelled"),
             ),
@@ -106,8 +115,13 @@ class Commission(models.Model):
                 name="commission_lock_queue_idx",
                 condition=models.Q(state="pending", is_test=False),
             ),
-            # Statement lines and pages: a statement's commissions per creator.
-            models.Index(fields=["statement", "creator"], name="commission_statement_idx"),
+            # Statement lines and pages: a statement's commissions per creator. Only commissions on a
+            # statement: a pending one (every new one) adds no entry.
+            models.Index(
+                fields=["statement", "creator"],
+                name="commission_statement_idx",
+                condition=models.Q(statement__isnull=False),
+            ),
         ]
 
     def __str__(self):
@@ -148,7 +162,8 @@ class Commission(models.Model):
         )
         read = {"state": old.value, "updated_at": self.updated_at}
         self.state, self.updated_at = state, at
-        setattr(self, _STAMPS[state], at)
+        if state in _STAMPS:  # a release (held -> pending) stamps nothing but updated_at
+            setattr(self, _STAMPS[state], at)
         if state == self.State.LOCKED:
             self.statement = statement
         if state == self.State.PAID:
@@ -205,8 +220,13 @@ class CommissionStateChange(models.Model):
         LOCK = "lock_commissions", "Return window closed (lock_commissions)"
         PAYMENT = "pay_statement", "Statement paid"
         RECONCILIATION = "reconciliation", "Order book reconciliation"
+        REVIEW_RELEASE = "review_release", "Hold released after review"
+        REVIEW_REJECT = "review_reject", "Hold rejected after review"
 
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # Not checked by the database per move, as the commission's own brand (health.references checks it).
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     commission = models.ForeignKey(
         Commission, on_delete=models.CASCADE, related_name="state_changes", db_index=False
     )  # statechange_commission_idx below starts with commission
@@ -225,8 +245,8 @@ class CommissionStateChange(models.Model):
             ),
             models.CheckConstraint(
                 name="statechange_states_valid",
-                condition=models.Q(from_state__in=["pending", "locked", "paid"])
-                & models.Q(to_state__in=["locked", "paid", "cancelled"]),
+                condition=models.Q(from_state__in=["pending", "held", "locked", "paid"])
+                & models.Q(to_state__in=["pending", "locked", "paid", "cancelled"]),
             ),
         ]
         indexes = [
@@ -243,8 +263,14 @@ class CommissionStateChange(models.Model):
 class AmountChange(models.Model):
     """History of every commission amount change, with the request that made it."""
 
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
-    commission = models.ForeignKey(Commission, on_delete=models.CASCADE, related_name="amount_changes")
+    # Not checked by the database per change, as the commission's own brand (health.references checks it);
+    # nothing reads the changes by brand.
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
+    commission = models.ForeignKey(
+        Commission, on_delete=models.CASCADE, related_name="amount_changes", db_index=False
+    )  # amountchange_commission_idx below starts with commission
     old_order_amount = models.DecimalField(max_digits=18, decimal_places=6)
     new_order_amount = models.DecimalField(max_digits=18, decimal_places=6)
     old_amount = models.DecimalField(max_digits=18, decimal_places=6)
@@ -271,3 +297,4 @@ _STAMPS = {
 }
 _EXTRA = {Commission.State.LOCKED: ["statement"], Commission.State.PAID: ["paid_amount"]}
 _MOVED = {state: ["state", "updated_at", stamp, *_EXTRA.get(state, [])] for state, stamp in _STAMPS.items()}
+_MOVED[Commission.State.PENDING] = ["state", "updated_at"]

@@ -42,7 +42,7 @@ def confirm_order(
     A reconciliation creates a missing order with `judged_at`, when the book says it was placed: the
     attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once.
 
-    A storefront platform's order comes `via` its webhook (attribution.deliveries), in this payload's shape:
+    A storefront platform's order comes `via` its webhook (attribution.platforms), in this payload's shape:
     decided without the hand-off step, and joined with the brand's order confirmation of the same order."""
     result, rows = _judge(
         payload=payload,
@@ -102,6 +102,8 @@ def _judge(
     if fields is None:
         return result, None
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
+    if via_platform:  # issue 38: only a platform's order names a referring site (attribution.platforms.recording)
+        fields.referring_site = _referring_site(payload)
 
     if brand is None:
         return result.set(Outcome.UNRESOLVED_DOMAIN, hosts.unresolved_text(payload, resolution)), None
@@ -182,6 +184,7 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
             code=code,
             email_hash=email_hash,
             return_window_closes_at=order["return_window_closes_at"],
+            referring_site=_referring_site(payload),
         )
         resolution = Resolution(host=host, brand=brand, property_id=property_id)
 
@@ -208,3 +211,9 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
         return joins.Judged(decision.outcome, message(decision), decided, commission)
 
     return rejudge
+
+
+def _referring_site(payload: dict) -> str:
+    """The referring site a platform's order names (attribution.platforms.recording puts it in the payload)."""
+    site = payload.get("referring_site")
+    return site[:2048] if isinstance(site, str) else ""

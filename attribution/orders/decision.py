@@ -15,6 +15,8 @@ from brands.resolution import BrandInfo, Resolution
 from ..models import Attribution, Click
 from ..money import commission_amount
 from ..outcomes import Outcome, say
+from ..review import holds as review_holds
+from ..review.runner import review_decision
 from . import trace as why
 from .signals import Lookups
 
@@ -33,6 +35,7 @@ class Fields:
     email_hash: str | None
     return_window_closes_at: datetime | None
     warnings: list = field(default_factory=list)
+    referring_site: str = ""  # issue 38: a platform's order's referring site (the code_leak rule)
 
 
 @dataclass
@@ -42,6 +45,8 @@ class Decision:
     click: Click | None = None
     discount_code: DiscountCode | None = None
     creator_id: int | None = None
+    creator_name: str = ""  # issue 38: the credited creator, as the review rules read her
+    creator_email_hash: str = ""
     detail: str = ""
     trace: list = field(default_factory=list)  # attribution.orders.trace: the signals consulted, in order
 
@@ -92,7 +97,13 @@ def decide(
         else:
             trace.append(why.click_attributed(click.click_id, click.creator_name, elapsed, window))
             return Decision(
-                Outcome.TRACKED, Attribution.CLICK, click=click, creator_id=click.creator_id, trace=trace
+                Outcome.TRACKED,
+                Attribution.CLICK,
+                click=click,
+                creator_id=click.creator_id,
+                creator_name=click.creator_name,
+                creator_email_hash=getattr(click, "creator_email_hash", "") or "",
+                trace=trace,
             )
 
     if fields.code:
@@ -106,7 +117,13 @@ def decide(
         else:
             trace.append(why.code_attributed(code.code, code.creator_name))
             return Decision(
-                Outcome.TRACKED, Attribution.CODE, discount_code=code, creator_id=code.creator_id, trace=trace
+                Outcome.TRACKED,
+                Attribution.CODE,
+                discount_code=code,
+                creator_id=code.creator_id,
+                creator_name=code.creator_name,
+                creator_email_hash=getattr(code, "creator_email_hash", "") or "",
+                trace=trace,
             )
         if fallback is None:
             if code is None:
@@ -119,7 +136,14 @@ def decide(
         shopper = lookups.shopper(brand.id, fields.email_hash)
         if shopper is not None:
             trace.append(why.shopper_attributed(shopper.creator.name))
-            return Decision(Outcome.TRACKED, Attribution.SHOPPER, creator_id=shopper.creator_id, trace=trace)
+            return Decision(
+                Outcome.TRACKED,
+                Attribution.SHOPPER,
+                creator_id=shopper.creator_id,
+                creator_name=shopper.creator.name,
+                creator_email_hash=shopper.creator.email_hash,
+                trace=trace,
+            )
         trace.append(why.shopper_not_known())
 
     return Decision(fallback or Outcome.NO_ATTRIBUTION, trace=trace)
@@ -177,4 +201,9 @@ def rows_to_store(*, brand, resolution, fields, decision, received_at) -> tuple[
             "created_at": received_at,
             "updated_at": received_at,
         }
+        # issue 38: the review rules, in the decision of every way in (docs/review.md); a flagged commission
+        # is created held, with each hold's evidence in the order's trace.
+        holds = review_decision(brand_id=brand.id, fields=fields, decision=decision, at=received_at)
+        if holds:
+            review_holds.mark(order, commission, holds)
     return order, commission

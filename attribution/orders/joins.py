@@ -26,6 +26,7 @@ from health.log.recording import Receipt, record
 
 from ..models import Commission, Order
 from ..outcomes import Outcome, Result, say
+from ..review import holds as review_holds
 from . import store
 from . import trace as why
 from .store import OrderRows
@@ -38,7 +39,7 @@ class Via:
     platform: str  # "Shopify", "WooCommerce": as the trace and the answers name it
     changed_at: datetime | None = None
     # The delivery's row to claim with a new order in one statement, outside any transaction (PostgreSQL;
-    # attribution.deliveries): write_order raises NotFirst instead of joining when the order is there.
+    # attribution.platforms.receiving): write_order raises NotFirst instead of joining when the order is there.
     claim: dict | None = None
 
 
@@ -93,7 +94,7 @@ def write_order(
             raise NotFirst
         result.recorded = True
         return result
-    # No savepoint inside a platform delivery's transaction (attribution.deliveries): a fault rolls it all back.
+    # No savepoint inside a platform delivery's transaction (attribution.platforms): a fault rolls it all back.
     with transaction.atomic(savepoint=False):
         if connection.vendor == "postgresql":
             event = receipt.event(result) if receipt is not None else None
@@ -105,7 +106,9 @@ def write_order(
         else:
             pk = _insert_order(**order)
             if pk is not None and rows.commission is not None:
-                _insert_commission(order_id=pk, **rows.commission)
+                commission_pk = _insert_commission(order_id=pk, **rows.commission)
+                if review_holds.is_held(rows.commission):  # issue 38: a held commission's holds
+                    review_holds.write(commission_pk, order, rows.commission)
         answer = (
             result
             if pk is not None
@@ -170,7 +173,9 @@ def _join(rows: OrderRows, result: Result, *, via_platform: bool, platform: str,
                 "created_at": incoming["received_at"],
                 "updated_at": incoming["received_at"],
             }
-            _insert_commission(order_id=stored.pk, **made)
+            commission_pk = _insert_commission(order_id=stored.pk, **made)
+            if review_holds.is_held(made):  # issue 38: a held commission's holds
+                review_holds.write(commission_pk, judged.order, made)
         if via_platform:
             answer = result.set(judged.outcome, judged.text)
     else:

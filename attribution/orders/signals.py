@@ -5,6 +5,7 @@ from brands.models import Creator, DiscountCode, KnownShopper
 from config.lib.statements import SelectStatement
 
 from ..models import Click
+from ..review.rules import click_reuse
 
 # The click and code lookups of every attributed order, written out (config.lib.statements): a queryset
 # with select_related costs ~0.5 ms of Python to compile per call.
@@ -13,7 +14,14 @@ _click = SelectStatement(
     "click",
     f"FROM {Click._meta.db_table} click JOIN {Creator._meta.db_table} creator ON creator.id = click.creator_id "
     "WHERE click.click_id = %s",
-    extra={"creator_is_active": "creator.is_active", "creator_name": "creator.name"},
+    extra={
+        "creator_is_active": "creator.is_active",
+        "creator_name": "creator.name",
+        "creator_email_hash": "creator.email_hash",
+        # issue 38, the click_reuse rule: the click's orders of the last hour, read with the click (no round
+        # trip of its own), on the order's click index; its one parameter comes before the click id.
+        "orders_in_hour": click_reuse.ORDERS_IN_HOUR,
+    },
 )
 # LOWER(code) as in the unique constraint code_unique_ci_per_brand, whose index it uses; both sides are
 # lowered by the database, so a code matches exactly when the constraint would call it the same code.
@@ -23,7 +31,11 @@ _discount_code = SelectStatement(
     f"FROM {DiscountCode._meta.db_table} code "
     f"LEFT JOIN {Creator._meta.db_table} creator ON creator.id = code.creator_id "
     "WHERE code.brand_id = %s AND LOWER(code.code) = LOWER(%s)",
-    extra={"creator_is_active": "creator.is_active", "creator_name": "creator.name"},
+    extra={
+        "creator_is_active": "creator.is_active",
+        "creator_name": "creator.name",
+        "creator_email_hash": "creator.email_hash",
+    },
 )
 
 
@@ -32,8 +44,8 @@ class Lookups:
     each. A reconciliation hands a subclass that read them for many book orders at once."""
 
     def click(self, click_id: str) -> Click | None:
-        """The click, with creator_is_active and creator_name."""
-        return _click([click_id])
+        """The click, with creator_is_active, creator_name, creator_email_hash and orders_in_hour."""
+        return _click([click_reuse.hour_before_now(), click_id])
 
     def code(self, brand_id: int, code: str) -> DiscountCode | None:
         """The brand's code, case-insensitively, with creator_is_active and creator_name."""

@@ -21,6 +21,7 @@ from health.log.recording import EventRecord, record, row_values
 
 from ..models import Commission, Order, PlatformDelivery
 from ..outcomes import Result
+from ..review import holds as review_holds
 
 
 @dataclass
@@ -74,7 +75,7 @@ _FROM_ORDER = {
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
 _EVENT = Columns(OutcomeEvent, "e_")
-# A platform's delivery id, claimed with the order it brings (attribution.deliveries' one-statement path).
+# A platform's delivery id, claimed with the order it brings (attribution.platforms.receiving's one-statement path).
 _DELIVERY = Columns(
     PlatformDelivery,
     "p_",
@@ -83,13 +84,16 @@ _DELIVERY = Columns(
 _statements: dict = {}
 
 
-def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool, claim: bool = False) -> str:
+def statement(
+    *, tracked: bool, recorded: bool, answer_duplicate: bool, claim: bool = False, held: bool = False
+) -> str:
     """The order, its commission when `tracked`, and the outcome row when `recorded`, in one statement: the
     new order's id, or no row when its unique key was taken. `answer_duplicate`: the outcome row is written
     either way, with the duplicate's answer (d_ parameters) when the key was taken; otherwise only with the
     new order (attribution.orders.joins then decides the answer of a second arrival). `claim`: the platform
-    delivery's id is taken with the new order (p_ parameters), and only with it."""
-    key = (tracked, recorded, answer_duplicate, claim)
+    delivery's id is taken with the new order (p_ parameters), and only with it. `held` (issue 38): the
+    commission is held for review, and its holds are written with it (h_holds, attribution.review.holds)."""
+    key = (tracked, recorded, answer_duplicate, claim, held)
     if key not in _statements:
         parts = [
             f"""WITH new_order AS (
@@ -106,8 +110,10 @@ def statement(*, tracked: bool, recorded: bool, answer_duplicate: bool, claim: b
         if tracked:
             parts.append(f"""new_commission AS (
     INSERT INTO {Commission._meta.db_table} ({_COMMISSION.names})
-    SELECT {_COMMISSION.placeholders()} FROM new_order
+    SELECT {_COMMISSION.placeholders()} FROM new_order{" RETURNING id, brand_id, created_at" if held else ""}
 )""")
+            if held:
+                parts.append(review_holds.STATEMENT_PART)
         if recorded and answer_duplicate:
             # The answered outcome, or the duplicate's when the order id was taken: d_ parameters.
             either = {
@@ -139,6 +145,8 @@ def statement_params(
         _DELIVERY.params(claim, into=params)
     if rows.commission is not None:
         _COMMISSION.params(rows.commission, into=params)
+        if review_holds.is_held(rows.commission):
+            params["h_holds"] = review_holds.as_json(rows.order)
     if event is not None:
         _EVENT.params(row_values(event), into=params)
         if answer_duplicate:
@@ -160,6 +168,7 @@ def insert_in_one_statement(
         recorded=event is not None,
         answer_duplicate=answer_duplicate,
         claim=claim is not None,
+        held=review_holds.is_held(rows.commission),
     )
     with db.cursor() as cursor:
         cursor.execute(sql, params)
@@ -188,7 +197,9 @@ def _write_in_one_transaction(rows: OrderRows, event: EventRecord | None) -> boo
             stored = False
         else:
             if rows.commission is not None:
-                _insert_commission(order_id=order_pk, **rows.commission)
+                commission_pk = _insert_commission(order_id=order_pk, **rows.commission)
+                if review_holds.is_held(rows.commission):
+                    review_holds.write(commission_pk, rows.order, rows.commission)
             stored = True
         if event is not None:
             record(event if stored else duplicate_event(rows, event))

@@ -19,6 +19,8 @@ class Signal(StrEnum):
     # Not a signal the decision weighs: where the signals came from when one order arrived by two paths
     # (the storefront platform's webhook and the order confirmation; attribution.orders.joins).
     JOIN = "join"
+    # Not a signal either: a review rule that held the commission (attribution.review; result: the rule).
+    REVIEW = "review"
 
 
 class StepResult(StrEnum):
@@ -64,6 +66,7 @@ SIGNAL_LABELS = {
     Signal.CODE: "Discount code",
     Signal.SHOPPER: "Known shopper",
     Signal.JOIN: "Platform order and order confirmation",
+    Signal.REVIEW: "Review rule: commission held",
 }
 
 
@@ -195,6 +198,12 @@ RESULT_LABELS = {
     StepResult.BLACKLISTED_CODE: "code blacklisted",
     StepResult.NOT_KNOWN: "shopper not known",
     StepResult.JOINED: "one order, two paths",
+    # A review step's result is its rule (attribution.models.Rule; docs/review.md).
+    "self_referral": "held: the shopper is the creator",
+    "disposable_email": "held: throwaway email address",
+    "code_leak": "held: code leaked to coupon sites",
+    "refund_rate": "held: refund rate far above the brand's",
+    "click_reuse": "held: one click, too many orders",
 }
 
 

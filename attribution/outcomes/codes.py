@@ -39,6 +39,10 @@ class Outcome(StrEnum):
     REDELIVERY = "redelivery"
     ALREADY_RECEIVED = "already_received"
     IGNORED = "ignored"
+    # POST /api/Affiliates/review (issue 38, attribution.review.decisions; docs/review.md).
+    RELEASED = "released"
+    REJECTED = "rejected"
+    NOT_HELD = "not_held"
     # Answers that are not events and are never recorded (docs/api.md, "Answers that are not events").
     FOUND = "found"
     NOT_FOUND = "not_found"
@@ -165,6 +169,9 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
     Outcome.REDELIVERY: OutcomeInfo(200, "Sent again by the platform: the first delivery counted"),
     Outcome.ALREADY_RECEIVED: OutcomeInfo(200, "Order already received from the platform: nothing changed"),
     Outcome.IGNORED: OutcomeInfo(200, "Nothing to do for this topic or order status"),
+    Outcome.RELEASED: OutcomeInfo(200, "Hold released: the commission is pending again"),
+    Outcome.REJECTED: OutcomeInfo(200, "Hold rejected: the commission was cancelled"),
+    Outcome.NOT_HELD: OutcomeInfo(200, "Commission is not held: nothing to decide"),
     Outcome.FOUND: OutcomeInfo(200, "Order found (read API)", recorded=False),
     Outcome.NOT_FOUND: OutcomeInfo(
         404, "No such endpoint", "Check the path against /api/docs/.", recorded=False

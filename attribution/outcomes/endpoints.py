@@ -19,6 +19,7 @@ class Endpoint(StrEnum):
     CANCEL = "cancel"
     UPDATE = "update"
     RECONCILIATION = "reconciliation"
+    REVIEW = "review"  # issue 38: POST /api/Affiliates/review (attribution.review.decisions)
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ ENDPOINTS: dict[str, WayIn] = {
         WayIn(Endpoint.CANCEL, "Cancel", event_api=True),
         WayIn(Endpoint.UPDATE, "Update", event_api=True),
         WayIn(Endpoint.RECONCILIATION, "Reconciliation"),
+        WayIn(Endpoint.REVIEW, "Review decision"),
     )
 }
 # The brand's own event API (the interface's three endpoints); the other values are the other ways in.
@@ -102,6 +104,17 @@ BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
     (Outcome.DUPLICATE_ORDER, "reconciliation"): {
         "label": "Received since the book was uploaded; the book's order was not recorded again",
         "fix": "",
+    },
+    # The review API (attribution.review.decisions).
+    (Outcome.ORDER_NOT_FOUND, "review"): {"label": "No commission for this order id: nothing to review"},
+    (Outcome.INVALID_PARAMS, "review"): {
+        "label": "Review request could not be read (its body, order_id, decision or note)",
+        "fix": 'Send {"order_id": ..., "decision": "release" or "reject", "note": "..."}; the event\'s page '
+        "says which field.",
+    },
+    (Outcome.HANDLER_ERROR, "review"): {
+        "label": "Review failed on the service side: nothing was decided",
+        "fix": "Send the same review again; a decision already taken answers not_held.",
     },
     (Outcome.INVALID_ORDER_AMOUNT, "update"): {
         "label": "New order amount missing or not a usable number",

@@ -17,6 +17,8 @@ FIELD_FIXES: dict[str, str] = {
     "order_id": "send the orderId of the original order",
     "new_order_amount": "send the order's new total as a plain number such as 49.90",
     "change.currency": "send the order's currency, such as USD",
+    "review.decision": 'send "release" or "reject"',
+    "review.note": "send a sentence of at most 1000 characters, or leave it out",
 }
 
 # Every other sentence, by what happened; `{name}` parts are filled by `say`.
@@ -133,13 +135,16 @@ TEXTS: dict[str, str] = {
     "replay.stored_at_arrival": "Stored when it arrived; the answer was lost to a service-side fault.",
     "options": "POST a JSON body to this path; the schema is at /api/schema/ and the docs at /api/docs/.",
     "not_found": "No endpoint at {path}.",
+    # the review API (attribution.review.decisions)
+    "review.released": "The hold on the commission of order {order_id} was released: it is pending and locks "
+    "when its return window closes.",
+    "review.rejected": "The hold on the commission of order {order_id} was rejected: the commission was cancelled.",
+    "review.not_held": "The commission of order {order_id} is {state}, not held: nothing was decided.",
+    "review.failed": "Reviewing failed on our side and nothing was decided. Fix: send the same review again.",
     # the read API
     "read.test_flag": "test must be true or false.",
     "read.brand_inactive": "The brand of this developer key is inactive.",
     "read.not_found": "Your brand has no {namespace} order {order_id}.",
-    # the admin's forms
-    "link.destination_not_a_property": "{host} is not a registered property of {brand}. "
-    "Fix: register it as a property of the brand first, or link to one of its registered hosts.",
 }
 
 

@@ -9,6 +9,8 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
+from attribution.parsing import shown_order_id
+
 
 class Action(StrEnum):
     RECORD = "record"  # Shopify orders/create and orders/paid; a paid WooCommerce order.created
@@ -36,6 +38,7 @@ class PlatformOrder:
     changed_at: datetime | None = None
     # The platform's names of the fields read, for the answers: {"order_id": "id", "amount": "subtotal_price"}.
     names: dict = field(default_factory=dict)
+    referring_site: str = ""  # issue 38: the site that referred the shopper, as sent (the code_leak rule)
 
 
 @dataclass
@@ -60,10 +63,7 @@ class OrderNotice:
     own_orders_only: bool = False
 
     def order_id_shown(self) -> str:
-        value = self.order.order_id if self.order else None
-        return (
-            str(value).strip()[:255] if isinstance(value, str | int) and not isinstance(value, bool) else ""
-        )
+        return shown_order_id(self.order.order_id if self.order else None)
 
     def as_json(self) -> dict:
         data = asdict(self)

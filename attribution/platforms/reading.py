@@ -10,6 +10,7 @@ from decimal import Decimal
 import orjson
 
 from attribution.parsing import FieldError, holds_unstorable_text, parse_bool, parse_timestamp
+from brands.emails import EmailHash, is_disposable
 from brands.privacy import HASHED_PREFIX, hashed
 
 
@@ -51,9 +52,10 @@ def email_kept(*values) -> str | None:
     """The first address given, as the service keeps it (its hash); the address itself goes no further."""
     for value in values:
         if isinstance(value, str) and "@" in value:
-            return hashed(value)
+            # issue 38: the throwaway-domain verdict is decided here, before the address is hashed.
+            return EmailHash(hashed(value), disposable=is_disposable(value))
         if isinstance(value, str) and value.startswith(HASHED_PREFIX):  # as the outcome log kept it (what-if)
-            return value
+            return EmailHash(value)
     return None
 
 

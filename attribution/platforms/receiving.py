@@ -4,7 +4,7 @@ done through the same decision, outcome table and commission writers as the orde
 
 One transaction per delivery: its id is taken first (the unique key makes a redelivery, or a copy sent at
 the same moment, change nothing), then its effect and its outcome row. A fault rolls it all back and is
-returned; the receiver spools the notice (attribution.spool) and the replay runs it again later.
+returned; the receiver spools the notice (attribution.durability.spool) and the replay runs it again later.
 """
 
 import logging

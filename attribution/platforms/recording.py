@@ -1,6 +1,6 @@
 """Recording an order a platform's notice brings: the discount code and the click picked from the platform's
 candidates, then the order confirmation's decision (attribution.orders.confirmation.confirm_order) with the platform as
-its way in (attribution.joins).
+its way in (attribution.orders.joins).
 """
 
 from datetime import datetime
@@ -30,7 +30,7 @@ _shopper = SelectStatement(
     f"FROM {KnownShopper._meta.db_table} shopper JOIN {Creator._meta.db_table} creator "
     "ON creator.id = shopper.creator_id WHERE shopper.brand_id = %s AND shopper.email_hash = %s "
     "AND creator.is_active",
-    extra={"creator_name": "creator.name"},
+    extra={"creator_name": "creator.name", "creator_email_hash": "creator.email_hash"},  # issue 38: self_referral
 )
 
 
@@ -55,7 +55,11 @@ class _Remembered(Lookups):
         found = _shopper([brand_id, email_hash])
         if found is not None:
             found.creator = Creator(
-                pk=found.creator_id, brand_id=brand_id, name=found.creator_name, is_active=True
+                pk=found.creator_id,
+                brand_id=brand_id,
+                name=found.creator_name,
+                is_active=True,
+                email_hash=found.creator_email_hash,
             )
         return found
 
@@ -100,7 +104,7 @@ def _pick_click(notice: OrderNotice, lookups: _Remembered) -> str | None:
 
 
 def _claim(notice: OrderNotice, received_at: datetime) -> dict:
-    """The delivery's row as attribution.store claims it with the order (its brand and order id come from
+    """The delivery's row as attribution.orders.store claims it with the order (its brand and order id come from
     the order's row)."""
     return {
         "connection_id": notice.connection_id,
@@ -123,6 +127,7 @@ def payload_of(notice: OrderNotice, lookups: "_Remembered") -> dict:
         "code": _pick_code(notice, lookups),
         "customer_email": order.email,
         "clickId": _pick_click(notice, lookups),
+        "referring_site": order.referring_site,  # issue 38: read by the decision only for a platform's order
     }
 
 

@@ -28,7 +28,7 @@ TOPICS = {
 }
 # Shopify's financial statuses (its webhooks' financial_status, its order export's Financial Status): an
 # order whose money went back, or never came, and the others. The order books' reader reads them too
-# (attribution.reconciliation.formats).
+# (attribution.reconciliation.books.platform_terms).
 NOT_PAID_FOR = frozenset({"refunded", "voided"})
 PAID_FOR = frozenset({"paid", "partially_paid", "partially_refunded", "authorized", "pending"})
 # What the outcome log keeps of an order: what is read, and what a person checking the order asks for.
@@ -175,6 +175,7 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         placed_at=moment(order.get("created_at")),
         changed_at=moment(order.get("updated_at")),
         names={"order_id": "name" if by_name else "id", "amount": amount_name},
+        referring_site=order.get("referring_site") if isinstance(order.get("referring_site"), str) else "",
     )
 
 

@@ -28,7 +28,7 @@ from .reading import as_list, body_digest, email_kept, moment
 META_KEYS = frozenset({CLICK_ID_NAME, f"_{CLICK_ID_NAME}"})  # where a store's checkout keeps the click cookie
 TOPICS = frozenset({"order.created", "order.updated", "order.deleted", "order.restored"})
 # WooCommerce's order statuses, as its REST API and its exports spell them; the order books' reader reads them
-# too (attribution.reconciliation.formats). A paid order is recorded, then followed; an undone one cancelled.
+# too (attribution.reconciliation.books.platform_terms). A paid order is recorded, then followed; an undone one cancelled.
 PAID = frozenset({"processing", "completed"})
 UNDONE = frozenset({"cancelled", "refunded"})
 ON_HOLD = "on-hold"  # awaiting a payment the shop confirms by hand

@@ -201,7 +201,7 @@ class _Batch:
         if commission is None or commission.state == Commission.State.CANCELLED:
             self._note(row, Change.KEPT, "No live commission any more: nothing to change.")
             return
-        if commission.state != Commission.State.PENDING:
+        if commission.state not in (Commission.State.PENDING, Commission.State.HELD):  # issue 38
             self._note(
                 row,
                 Change.KEPT,

@@ -19,7 +19,9 @@ from .lookups import BookLookups, order_payload
 from .rows import JudgedRow
 
 Status = BookRow.Status
-LIVE = (Commission.State.PENDING, Commission.State.LOCKED, Commission.State.PAID)
+LIVE = (Commission.State.HELD, Commission.State.PENDING, Commission.State.LOCKED, Commission.State.PAID)
+# What a reconciliation moves, as a brand's cancel and update do (issue 38: a held one as a pending one).
+MOVABLE = (Commission.State.HELD, Commission.State.PENDING)
 
 
 class Judge:
@@ -173,7 +175,7 @@ class Judge:
             if state in LIVE:
                 row.status = Status.CANCELLED_AT_BRAND
                 row.detail = f"Cancelled in the book; its commission here is {state}."
-                if state != Commission.State.PENDING:
+                if state not in MOVABLE:
                     row.detail += " A locked or paid commission is not moved by a reconciliation."
             else:
                 row.status = Status.MATCHED
@@ -203,5 +205,5 @@ class Judge:
             f"The amount differs: {here} {currency} here, {book} {currency} in the book; the commission would "
             f"change by {money(row.commission, currency)} {currency}."
         )
-        if state != Commission.State.PENDING:
+        if state not in MOVABLE:
             row.detail += f" Its commission is {state}: a reconciliation does not move it."

@@ -22,6 +22,7 @@ class BookLookups(Lookups):
                 for click in Click.objects.filter(click_id__in=click_ids).annotate(
                     creator_is_active=F("creator__is_active"),
                     creator_name=F("creator__name"),
+                    creator_email_hash=F("creator__email_hash"),  # issue 38: the self_referral rule
                     property_host=F("property__host"),
                 )
             }
@@ -35,6 +36,7 @@ class BookLookups(Lookups):
                     lowered=Lower("code"),
                     creator_is_active=F("creator__is_active"),
                     creator_name=F("creator__name"),
+                    creator_email_hash=F("creator__email_hash"),  # issue 38: the self_referral rule
                 ).filter(brand_id=brand_id, lowered__in=codes)
             }
             if codes

@@ -15,6 +15,11 @@ class Creator(models.Model):
     is_active = models.BooleanField(
         default=True, help_text="Inactive creators earn nothing; their orders answer banned_user."
     )
+    # issue 38 (review holds): her own address, hashed as shoppers' are (brands.hosts.hash_email), so the
+    # self_referral rule sees a shopper who is the creator herself; set by account managers, optional.
+    email_hash = models.CharField(
+        max_length=64, blank=True, default="", help_text="SHA-256 of the trimmed, lower-cased address."
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -120,6 +120,9 @@ class PlatformConnection(models.Model):
         """The platform as the pages name it (its registered title: "Shopify")."""
         return known_platforms.title_of(self.platform)
 
+    platform_title.short_description = "platform"  # the admin's list column
+    platform_title.admin_order_field = "platform"
+
     def clean(self):
         if self.platform and not known_platforms.is_known(self.platform):  # an empty one: the field's error
             raise ValidationError(

@@ -33,6 +33,9 @@ class AlertRuleSetAdmin(admin.ModelAdmin):
         ("Silence", {"fields": ["silence_enabled", "silence_floor_minutes", "silence_usual_orders"]}),
         ("Problem spike", {"fields": ["spike_enabled", "spike_percent", "spike_min_events"]}),
         ("New problem", {"fields": ["new_problem_enabled", "new_problem_count"]}),
+        ("Capture rate", {"fields": ["capture_enabled", "capture_drop_points", "capture_normal_percent"]}),
+        # Their thresholds are the brand's review settings (Attribution › Review settings).
+        ("Review", {"fields": ["review_overdue_enabled", "code_leak_enabled", "refund_outlier_enabled"]}),
     ]
 
 

@@ -1,13 +1,15 @@
-"""What an incident says (docs/alerts.md): its title, one-sentence summary, fix and the events that match it,
-from the figures that opened it (Incident.counts, written by health.alerts.rules). Pure: no database."""
+"""What every incident says (docs/alerts.md): its title, one-sentence summary, fix and the events that match it,
+from the figures that opened it (Incident.counts): the review alerts' own (health.alerts.review_rules), every
+other rule's here (health.alerts.rules opens them). Pages, notifications and the admin read it here. Pure."""
 
-from dataclasses import dataclass
 from datetime import UTC
 
 from attribution.outcomes import OUTCOMES, Outcome
 from attribution.outcomes.endpoints import Endpoint
 from attribution.outcomes.endpoints import label as endpoint_label
+from health.alerts import review_rules
 from health.alerts.models import Incident
+from health.alerts.rules import Description
 
 Rule = Incident.Rule
 
@@ -32,16 +34,15 @@ SERVICE_FIX = (
 )
 
 
-@dataclass(frozen=True)
-class Description:
-    title: str
-    summary: str
-    fix: str
-    events_query: dict  # the events list's filters that show the matching events (brand incidents)
-
-
 def describe(incident: Incident) -> Description:
-    """Title, one-sentence summary, fix and matching events of an incident, from the figures that opened it."""
+    """Title, one-sentence summary, fix and matching events of an incident, from the figures that opened it:
+    the review alerts' own (health.alerts.review_rules), every other rule's below."""
+    if incident.rule in review_rules.RULES:
+        return review_rules.describe(incident)
+    return _describe_rule(incident)
+
+
+def _describe_rule(incident: Incident) -> Description:
     c = incident.counts or {}
     day = incident.opened_at.astimezone(UTC).date().isoformat()
     if incident.rule == Rule.SILENCE:

@@ -17,9 +17,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brands.models import Brand
-from health.alerts import notifications
+from health.alerts import notifications, review_rules
 from health.alerts.facts import read_facts
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Incident, Notification
+from health.alerts.review_facts import read_review_facts
 from health.alerts.rules import Finding, check_service, cleared, findings, is_enabled, service_cleared
 from health.log.rollup import roll_up
 
@@ -52,6 +53,7 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
             logger.warning("roll-up before alert evaluation failed", exc_info=True)
         rule_sets = {r.brand_id: r for r in AlertRuleSet.objects.all()}
         facts, service = read_facts(Brand.objects.filter(is_active=True), rule_sets, now=now)
+        review = read_review_facts(list(facts), now=now)
         result.brands = len(facts)
         open_incidents = list(Incident.objects.filter(resolved_at__isnull=True).order_by("id"))
         for incident in open_incidents:
@@ -60,18 +62,24 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
                 done = service_cleared(service, now)
             else:
                 brand_facts = facts.get(incident.brand_id)  # None: the brand was deactivated
-                done = (
-                    brand_facts is None
-                    or not is_enabled(rules, incident.rule)
-                    or cleared(incident, rules, brand_facts)
-                )
+                if brand_facts is None:
+                    done = True
+                elif incident.rule in review_rules.RULES:  # the holds and the review figures' outliers
+                    done = not review_rules.is_enabled(rules, incident.rule) or review_rules.cleared(
+                        incident, review[incident.brand_id]
+                    )
+                else:
+                    done = not is_enabled(rules, incident.rule) or cleared(incident, rules, brand_facts)
             if done and resolve(incident, now=now, email=rules.email_enabled):
                 result.resolved.append(incident)
         open_keys = {(i.brand_id, i.rule, i.subject) for i in open_incidents}
         found = [
             (brand_id, finding, (rule_sets.get(brand_id) or AlertRuleSet()).email_enabled)
             for brand_id, brand_facts in facts.items()
-            for finding in findings(rule_sets.get(brand_id) or AlertRuleSet(), brand_facts, now)
+            for finding in [
+                *findings(rule_sets.get(brand_id) or AlertRuleSet(), brand_facts, now),
+                *review_rules.findings(rule_sets.get(brand_id) or AlertRuleSet(), review[brand_id], now),
+            ]
         ]
         if (service_finding := check_service(service, now)) is not None:
             found.append((None, service_finding, True))

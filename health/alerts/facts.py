@@ -66,7 +66,7 @@ def read_facts(
         ]
         _add_history(facts, candidates, now)
         _add_capture_runs(facts, now)
-    # What the servers' last replay runs left waiting (attribution.spool.backlog), not this machine's disk.
+    # What the servers' last replay runs left waiting (attribution.durability.spool.backlog), not this machine's disk.
     waiting = spool.backlog()
     service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
     return facts, service
@@ -95,7 +95,7 @@ def newest_order(lasts: tuple) -> tuple[datetime | None, str]:
 
 
 def _add_last_hour(facts: dict[int, BrandFacts], service: ServiceFacts, now: datetime) -> None:
-    # One range on outcome_time_idx (-received_at): every live event of the last hour, all brands.
+    # One range on received_at (a BRIN index on PostgreSQL): every live event of the last hour, all brands.
     rows = (
         OutcomeEvent.objects.filter(received_at__gt=now - HOUR, received_at__lte=now, is_test=False)
         .order_by()

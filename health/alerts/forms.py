@@ -24,6 +24,9 @@ class RuleSetForm(forms.ModelForm):
             "capture_enabled",
             "capture_drop_points",
             "capture_normal_percent",
+            "review_overdue_enabled",
+            "code_leak_enabled",
+            "refund_outlier_enabled",
             "email_enabled",
         ]
         widgets = {

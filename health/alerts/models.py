@@ -62,6 +62,23 @@ class AlertRuleSet(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="Your normal until three earlier reconciliations set it (their median capture rate).",
     )
+    # The review alerts (docs/alerts.md, "Review"): their thresholds are the brand's review settings, the
+    # ones its holds are judged by, so an alert and a hold never disagree; here they are only on or off.
+    review_overdue_enabled = models.BooleanField(
+        "watch holds waiting for review",
+        default=True,
+        help_text="Alert when a held commission has waited longer than your review time.",
+    )
+    code_leak_enabled = models.BooleanField(
+        "watch for leaked codes",
+        default=True,
+        help_text="Alert when a code's share of orders without a click from its creator jumps above its normal.",
+    )
+    refund_outlier_enabled = models.BooleanField(
+        "watch creators' refund rates",
+        default=True,
+        help_text="Alert when a creator's orders are cancelled or refunded far more often than yours.",
+    )
     email_enabled = models.BooleanField(
         "email the brand's users", default=True, help_text="Every user of the brand with an email address."
     )
@@ -96,13 +113,17 @@ class Incident(models.Model):
         NEW_PROBLEM = "new_problem", "New problem"
         SERVICE = "service_side", "Service-side fault"
         CAPTURE = "capture_drop", "Capture rate below normal"
+        REVIEW_OVERDUE = "review_overdue", "Holds waiting for review"
+        CODE_LEAK = "code_leak", "Code leak suspected"
+        REFUND_OUTLIER = "refund_outlier", "Refund rate above the brand's"
 
     # Null for the service-side rule: a fault of this service concerns every brand, and account managers.
     brand = models.ForeignKey(
         Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="incidents", db_index=False
     )  # incident_brand_time_idx below starts with brand
     rule = models.CharField(max_length=16, choices=Rule.choices)
-    # The outcome code of a new problem (one incident per code); empty for the other rules.
+    # The outcome code of a new problem (one incident per code), the discount code's id of a code leak, the
+    # creator's id of a refund outlier; empty for the other rules.
     subject = models.CharField(max_length=32, blank=True, default="")
     opened_at = models.DateTimeField()
     resolved_at = models.DateTimeField(null=True, blank=True)

@@ -7,9 +7,10 @@ from datetime import datetime, timedelta
 from django.db.models import Prefetch
 
 from brands.models import Brand
-from health.alerts.descriptions import Description, describe
+from health.alerts.descriptions import describe
 from health.alerts.messages import recipients
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
+from health.alerts.rules import Description
 
 RECENT_INCIDENTS = 30
 ATTEMPTS_SHOWN = 10

@@ -81,6 +81,16 @@ class ServiceFacts:
 
 
 @dataclass(frozen=True)
+class Description:
+    """What an incident says (health.alerts.descriptions writes them)."""
+
+    title: str
+    summary: str
+    fix: str
+    events_query: dict  # the events list's filters that show the matching events (brand incidents)
+
+
+@dataclass(frozen=True)
 class Finding:
     """A rule whose condition holds: the incident it opens, and the figures it reports."""
 

@@ -31,9 +31,18 @@ NEEDS_ACTION_OUTCOMES = [
 class OutcomeEvent(models.Model):
     """What one request asked and what it got. Written only by health.log.recording."""
 
-    # db_index=False here and below: every index of the table already starts with brand.
+    # db_index=False: every index of the table already starts with brand. db_constraint=False: the API
+    # resolves the brand before it writes, a brand's deletion deletes its events (Django's collector), and
+    # health.references checks daily that every brand named exists; a constraint checked on every event
+    # locked the brand's row for each of them (docs/performance.md, "Foreign keys on the hot path").
     brand = models.ForeignKey(
-        Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="outcome_events", db_index=False
+        Brand,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="outcome_events",
+        db_index=False,
+        db_constraint=False,
     )
     endpoint = models.CharField(max_length=24)  # its names and labels: attribution.outcomes.endpoints
     outcome = models.CharField(max_length=32)
@@ -87,12 +96,13 @@ class OutcomeEvent(models.Model):
                 name="outcome_brand_action_idx",
                 condition=models.Q(outcome__in=NEEDS_ACTION_OUTCOMES),
             ),
-            # Admin search by order id across brands (account managers rarely know the brand's id first).
-            models.Index(fields=["order_id"], name="outcome_order_idx"),
-            # Join from an amount change to its request.
-            models.Index(fields=["request_id"], name="outcome_request_idx"),
-            # Admin list for account managers across brands, and retention pruning.
-            models.Index(fields=["-received_at"], name="outcome_time_idx"),
+            # No index on order_id alone: the admin's search across brands probes
+            # outcome_brand_order_prefix_idx for every brand (health.admin). None on request_id: a replayed
+            # event finds its first row by its time (health.log.recording.record_resolution, on the BRIN
+            # index below), the order page joins a change to its request among the order's events. None on received_at alone:
+            # the admin lists newest ids first (the primary key), and on PostgreSQL a BRIN index on
+            # received_at (migration health 0015, which Django's state does not carry) serves the ranges of
+            # every brand at once (the alert facts' last hour, a day in the admin).
         ]
 
     def __str__(self):

@@ -69,7 +69,7 @@ class EventRecord:
         )
 
     def as_json(self) -> dict:
-        """A JSON-safe copy for the spool (attribution.spool.keep_record)."""
+        """A JSON-safe copy for the spool (attribution.durability.spool.keep_record)."""
         data = asdict(self)
         data["received_at"] = self.received_at.isoformat()
         data["recorded_at"] = self.recorded_at.isoformat() if self.recorded_at else None
@@ -90,7 +90,7 @@ class EventRecord:
 class Receipt:
     """A request as the outcome log keeps it, before its result is known (EventRecord.of's keywords),
     handed to the service that answers it: the service writes the request's outcome row in the same
-    statement as its own rows (attribution.store), and marks the result `recorded`."""
+    statement as its own rows (attribution.orders.store), and marks the result `recorded`."""
 
     def __init__(self, **request):
         self.request = request
@@ -104,7 +104,7 @@ _insert_event = InsertStatement(OutcomeEvent)
 
 def row_values(event: EventRecord) -> dict:
     """The outcome log row of `event`, column by column (attribute names): what `record` writes, and what
-    attribution.store writes in the same statement as the event's own rows."""
+    attribution.orders.store writes in the same statement as the event's own rows."""
     return {
         "brand_id": event.brand_id,
         "endpoint": event.endpoint,

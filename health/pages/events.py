@@ -63,7 +63,7 @@ def overview(request, chosen):
         # The brand's storefront-platform connections: deliveries and the capture rate by path.
         "platforms": queries.platform_figures(chosen.brand, period, is_test=namespace == "test"),
         # Events kept during a service-side fault and not processed yet, as the last replay run counted
-        # them (attribution.spool.backlog: the database, never the spool directory).
+        # them (attribution.durability.spool.backlog: the database, never the spool directory).
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),
         "backlog_all": spool.backlog() if request.user.is_staff else None,
         "groups": GROUPS,

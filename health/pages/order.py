@@ -64,7 +64,7 @@ def _order(request, chosen, order_id: str, is_test: bool, page=None):
 
 
 def paths_of(order, events: list[dict]) -> list[str]:
-    """Which ways in saw the order (attribution.joins): the order confirmation, the platform's webhook."""
+    """Which ways in saw the order (attribution.orders.joins): the order confirmation, the platform's webhook."""
     paths = ["the order confirmation"] if order.via_api else []
     if order.via_platform:
         platforms = [

@@ -1,6 +1,8 @@
 """The portfolio (/health/portfolio/): every brand on one row for account managers, each linking to that
 brand's pages. Staff only (health.pages.access.staff_page); reads go through health.pages.portfolio_queries."""
 
+from datetime import timedelta
+
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
@@ -8,6 +10,8 @@ from django.views.decorators.http import require_safe
 from health.alerts import queries as alert_queries
 from health.pages import portfolio_queries
 from health.pages.access import staff_page
+from health.pages.creator_queries import brand_money
+from health.pages.queries import start_of_day
 
 
 @require_safe
@@ -18,6 +22,12 @@ def portfolio(request, brands):
     if query:
         brands = brands.filter(name__icontains=query)
     rows = portfolio_queries.portfolio(brands, now=now)
+    # The period's live attributed revenue and commission, per brand and currency (docs/health.md, "Portfolio").
+    money = brand_money(
+        brands, start_of_day(now.date() - timedelta(days=portfolio_queries.DAYS - 1)), now=now
+    )
+    for row in rows:
+        row.money = sorted(money.get(row.brand_id, {}).items())
     return render(
         request,
         "health/portfolio.html",

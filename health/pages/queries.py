@@ -216,7 +216,7 @@ def _newer(*events) -> dict | None:
 @dataclass(frozen=True)
 class ConnectionFigures:
     """One connection on the overview: its deliveries in the period, and the brand's orders of its property
-    by the paths that saw them (attribution.joins): the capture rate of each path."""
+    by the paths that saw them (attribution.orders.joins): the capture rate of each path."""
 
     connection: PlatformConnection
     last_delivery: datetime | None  # the last verified one, whenever it came

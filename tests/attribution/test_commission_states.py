@@ -14,13 +14,15 @@ from health.log.models import OutcomeEvent
 from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, commission_for, fresh
 
 State = Commission.State
-PENDING, LOCKED, PAID, CANCELLED = State.PENDING, State.LOCKED, State.PAID, State.CANCELLED
+PENDING, LOCKED, PAID, CANCELLED, HELD = State.PENDING, State.LOCKED, State.PAID, State.CANCELLED, State.HELD
 AT = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
 CAUSE = CommissionStateChange.Cause.CANCEL
 STAMPS = {CANCELLED: "cancelled_at", LOCKED: "locked_at", PAID: "paid_at", PENDING: None}
 
 D7_MOVES = {(PENDING, LOCKED), (PENDING, CANCELLED), (LOCKED, PAID), (LOCKED, CANCELLED)}
-ALLOWED = D7_MOVES | {(PAID, CANCELLED)}
+# Review holds (docs/review.md): a held commission is released to pending or rejected (or cancelled).
+REVIEW_MOVES = {(HELD, PENDING), (HELD, CANCELLED)}
+ALLOWED = D7_MOVES | {(PAID, CANCELLED)} | REVIEW_MOVES
 REFUSED = sorted(set(product(State, State)) - ALLOWED)
 
 
@@ -40,13 +42,14 @@ def update(client, caller, total, order_id="A-1"):
 
 def test_the_allowed_moves_are_those_of_d7_and_the_cancel_after_payment():
     assert Commission.TRANSITIONS == {
+        HELD: {PENDING, CANCELLED},
         PENDING: {LOCKED, CANCELLED},
         LOCKED: {PAID, CANCELLED},
         PAID: {CANCELLED},
         CANCELLED: set(),
     }
     assert {(a, b) for a, targets in Commission.TRANSITIONS.items() for b in targets} == ALLOWED
-    assert ALLOWED - D7_MOVES == {(PAID, CANCELLED)}
+    assert ALLOWED - D7_MOVES == {(PAID, CANCELLED)} | REVIEW_MOVES
 
 
 @pytest.mark.parametrize("current, target", sorted(ALLOWED), ids=lambda s: str(s))
@@ -59,7 +62,8 @@ def test_move_to_makes_an_allowed_move_and_stamps_it(brand, current, target):
 
     moved = fresh(commission)
     assert moved.state == target
-    assert getattr(moved, STAMPS[target]) == AT
+    if STAMPS[target]:  # a release stamps only updated_at
+        assert getattr(moved, STAMPS[target]) == AT
     assert moved.updated_at == AT
     assert moved.amount == Decimal("10.00")
     if target == LOCKED:

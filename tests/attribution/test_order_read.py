@@ -71,6 +71,7 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "paid_amount": None,
             "statement": None,
             "state_changes": [],
+            "holds": [],  # no review rule held it (docs/review.md)
             "history": [
                 {
                     "changed_at": "2026-05-03T09:30:00+00:00",

@@ -83,8 +83,11 @@ def test_the_document_has_every_key_of_the_spec(world):
             ["valid", "valid_secondary", "expired", "other_brand", "banned_creator", "unknown", "handoff"],
             "str",
         ),
-        "codes": dict.fromkeys(["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"),
+        "codes": dict.fromkeys(
+            ["registered", "blacklisted", "banned_creator", "unregistered", "handoff"], "str"
+        ),
         "shoppers": {"known_email": "str"},
+        "holds": {"code": "str", "creator_email": "str"},
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
         "links": {"valid": "str"},
@@ -287,6 +290,7 @@ def test_the_summary_shows_logins_the_main_key_and_a_curl_line_that_tracks(tmp_p
     for name in ("main", "other", "admin"):
         assert f"{world['users'][name]['username']} / {world['users'][name]['password']}" in text
     assert world["brands"]["main"]["developer_key"] in text
+    assert "http://127.0.0.1:8000/health/review/" in text
     [curl] = [line.strip() for line in text.splitlines() if line.strip().startswith("curl ")]
     body = json.loads(curl.split(" -d ", 1)[1].strip("'"))
     assert "http://127.0.0.1:8000/api/order_confirmation" in curl
@@ -409,6 +413,23 @@ def test_the_main_key_cancels_a_demo_order_it_tracked(world, api):
 
     assert (response.status_code, response.json()["outcome"]) == (200, "tracked")
     assert Commission.objects.get(order__order_id="demo-1001").state == "cancelled"
+
+
+def test_the_demo_self_referral_is_held_and_the_main_key_releases_it(world, api):
+    """docs/integration.md's review walk-through: Ana's code with her own address is held, then released."""
+    holds = world["holds"]
+    body = order(world, code=holds["code"], customer_email=holds["creator_email"])
+    assert api.post(URL, body).json()["outcome"] == "tracked"
+    assert Commission.objects.get(order__order_id="demo-1001").state == "held"
+
+    response = api.post(
+        "/api/Affiliates/review",
+        {"order_id": "demo-1001", "decision": "release", "note": "Ana's own test order, approved"},
+        key=world["brands"]["main"]["developer_key"],
+    )
+
+    assert (response.status_code, response.json()["outcome"]) == (200, "released")
+    assert Commission.objects.get(order__order_id="demo-1001").state == "pending"
 
 
 # Django runs tests with DEBUG false, so the other tests here pass --force as production would have to.

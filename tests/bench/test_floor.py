@@ -1,5 +1,6 @@
-"""The bench's yardsticks stay honest (bench/README.md): the harness sends the wrk scripts' mix, and
-the durable floor stores, for the bench's bodies, the same rows the project stores."""
+"""The bench's yardsticks stay honest (bench/README.md): the harness sends the wrk scripts' mix, the
+same-schema floor stores, for the bench's bodies, the same rows the project stores, and the
+minimal-schema floor the same facts in its own tables."""
 
 import json
 from collections import Counter
@@ -10,6 +11,7 @@ from django.db import connection
 from attribution.models import AmountChange, Commission, Order
 from bench import traffic
 from bench.floor import work
+from bench.floor.minimal import schema as minimal
 from health.log.models import OutcomeEvent
 from tests import factories
 
@@ -161,3 +163,121 @@ def test_the_floor_changes_a_commission_as_the_project_does(floor_ready, api, br
                 [orders["C1"].pk],
             )
             assert cursor.fetchall() == [("pending", "cancelled", "cancel")]
+
+
+# --- the minimal-schema floor: the same facts in its own tables ---------------------------------------
+
+
+JSONB = {"trace", "response_body", "warnings"}
+
+
+def _minimal_row(table: str, **where) -> dict | None:
+    [(column, value)] = where.items()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM {table} WHERE {column} = %s ORDER BY ctid DESC LIMIT 1", [value])
+        row = cursor.fetchone()
+        names = [c.name for c in cursor.description]
+    if row is None:
+        return None
+    found = dict(zip(names, row, strict=True))
+    # Django reads jsonb as text from a raw cursor; the models' JSONFields decode it.
+    return {k: json.loads(v) if k in JSONB and isinstance(v, str) else v for k, v in found.items()}
+
+
+@pytest.fixture
+def minimal_floor(floor_ready):
+    with connection.cursor() as cursor:
+        minimal.create(cursor)
+
+
+@pytest.mark.parametrize("kind", ["direct", "click", "code", "repeat", "placeholder"])
+def test_the_minimal_floor_stores_the_facts_the_project_stores(
+    minimal_floor, api, brand, prop, creator, kind
+):
+    click = factories.ClickFactory(property=prop, brand=brand, creator=creator)
+    factories.DiscountCodeFactory(brand=brand, creator=creator, code="BENCH10")
+    world = WORLD._replace(clicks=[click.click_id])
+    project = next(r for r in traffic.orders(world, "project", 100) if _kind(r) == kind)
+    floor = next(r for r in traffic.orders(world, "minimal", 100) if _kind(r) == kind)
+    if kind == "repeat":
+        api.post(project.path, project.body.decode(), HTTP_ORIGIN="https://shop.example")
+        work.order_confirmation(_query, floor.body, json.loads(floor.body), "f" * 32, sql=minimal.MINIMAL)
+
+    answer = api.post(project.path, project.body.decode(), HTTP_ORIGIN="https://shop.example").json()
+    floor_answer = work.order_confirmation(
+        _query, floor.body, json.loads(floor.body), "f" * 32, sql=minimal.MINIMAL
+    )
+
+    assert (floor_answer.body["outcome"], floor_answer.body["success"]) == (
+        answer["outcome"],
+        answer["success"],
+    )
+    project_id, floor_id = json.loads(project.body)["orderId"], json.loads(floor.body)["orderId"]
+    stored = Order.objects.filter(order_id=project_id).values().first()
+    order = _minimal_row("bench_min_order", order_id=floor_id)
+    assert (order is None) == (stored is None)
+    if stored is not None:  # every column the minimal table has holds what the project's holds
+        assert {k: v for k, v in order.items() if k not in ("id", "order_id", "received_at")} == {
+            k: stored[k] for k in order if k not in ("id", "order_id", "received_at")
+        }
+        commission = Commission.objects.filter(order__order_id=project_id).values().first()
+        kept = _minimal_row("bench_min_commission", order_id=order["id"])
+        assert (kept is None) == (commission is None)
+        if kept is not None:
+            ignored = ("order_id", "created_at", "updated_at")
+            assert {k: v for k, v in kept.items() if k not in ignored} == {
+                k: commission[k] for k in kept if k not in ignored
+            }
+    event = OutcomeEvent.objects.filter(order_id=project_id).order_by("-id").values().first()
+    kept = _minimal_row("bench_min_outcome", order_id=floor_id)
+    ignored = ("order_id", "received_at", "recorded_at", "request_id", "request_body", "response_body")
+    assert {k: v for k, v in kept.items() if k not in ignored} == {
+        k: event[k] for k in kept if k not in ignored
+    }
+    assert kept["request_body"] == floor.body.decode()
+    assert kept["response_body"] == floor_answer.body
+
+
+@pytest.mark.parametrize("endpoint", ["cancel", "update"])
+def test_the_minimal_floor_changes_a_commission_as_the_project_does(
+    minimal_floor, api, brand, creator, endpoint
+):
+    key, plaintext = factories.issue_key(brand)
+    commissions = {
+        name: factories.CommissionFactory(order__brand=brand, order__order_id=name, creator=creator)
+        for name in ("C0", "C1")
+    }
+    with connection.cursor() as cursor:
+        minimal.copy_pools(cursor, "C1")
+    body = (
+        {"order_id": "C0"}
+        if endpoint == "cancel"
+        else {"order_id": "C0", "new_order_amount": "49.90", "currency": "USD"}
+    )
+    answer = api.post(f"/api/Affiliates/{endpoint}", body, key=plaintext).json()
+    floor_body = {**body, "order_id": "C1"}
+    raw = json.dumps(floor_body).encode()
+    floor_answer = work.change(
+        _query, endpoint, raw, floor_body, f"Bearer {plaintext}", "f" * 32, sql=minimal.MINIMAL
+    )
+
+    assert (floor_answer.body["outcome"], floor_answer.body["success"]) == (
+        answer["outcome"],
+        answer["success"],
+    )
+    order = _minimal_row("bench_min_order", order_id="C1")
+    kept = _minimal_row("bench_min_commission", order_id=order["id"])
+    changed = _row(Commission, pk=commissions["C0"].pk)
+    ignored = ("order_id", "created_at", "updated_at", "cancelled_at")
+    assert {k: v for k, v in kept.items() if k not in ignored} == {
+        k: changed[k] for k in kept if k not in ignored
+    }
+    assert (kept["cancelled_at"] is None) == (changed["cancelled_at"] is None)
+    history = "bench_min_commission_change" if endpoint == "cancel" else "bench_min_amount_change"
+    assert _minimal_row(history, commission_id=order["id"]) is not None
+    event = _row(OutcomeEvent, order_id="C0")
+    floor_event = _minimal_row("bench_min_outcome", order_id="C1")
+    ignored = ("order_id", "received_at", "recorded_at", "request_id", "request_body", "response_body")
+    assert {k: v for k, v in floor_event.items() if k not in ignored} == {
+        k: event[k] for k in floor_event if k not in ignored
+    }

@@ -31,6 +31,8 @@ def test_every_background_job_has_a_schedule_visible_in_the_admin(client, staff)
         "make_outcome_partitions",
         "prune_growing_tables",
         "continue_reconciliations",
+        "check_references",
+        "refresh_review_figures",
     }
     client.force_login(staff)
     html = client.get("/admin/django_q/schedule/").content.decode()
@@ -71,6 +73,7 @@ def test_each_task_runs_the_function_of_its_command_and_says_what_it_did(brand):
     assert tasks.continue_reconciliations() == (
         "Carried on 0 reconciliation applies: 0 orders created, 0 commissions changed."
     )
+    assert tasks.refresh_review_figures() == "Refreshed the review figures of 1 brands: 0 flags stand."
 
 
 @pytest.mark.django_db

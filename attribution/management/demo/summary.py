@@ -24,6 +24,7 @@ def summary(document: dict, *, base_url: str, now, path: str | None) -> str:
             f"    {users['main']['username']} / {users['main']['password']}   (brand {main['name']})",
             f"    {users['other']['username']} / {users['other']['password']}   "
             f"(brand {document['brands']['other']['name']})",
+            f"  Review page   {base_url}/health/review/   (held commissions: release or reject them)",
             f"  Admin         {base_url}/admin/",
             f"    {users['admin']['username']} / {users['admin']['password']}   (account manager)",
             f"  Developer key of {main['name']} (cancel, update, read API):",

@@ -45,6 +45,8 @@ KNOWN_SHOPPER_EMAIL = "returning.shopper@example.com"
 # The handoff brand's Shopify shop (its webhook's X-Shopify-Shop-Domain).
 HANDOFF_SHOP = "initech-demo.myshopify.com"
 HANDOFF_CODE = "IVAN10"
+# Ana's own address, kept hashed: an order she places herself with it is held for review (self_referral).
+ANA_EMAIL = "ana.active@creators.acme-demo.example"
 
 
 def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
@@ -58,6 +60,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
     handoff_prop = _property(handoff, HANDOFF_HOST, primary=True)
 
     ana = _creator(main, "Ana Active", is_active=True)
+    Creator.objects.filter(pk=ana.pk).update(email_hash=hash_email(ANA_EMAIL))  # issue 38: docs/review.md
     ben = _creator(main, "Ben Banned", is_active=False)
     olga = _creator(other, "Olga Other", is_active=True)
     ivan = _creator(handoff, "Ivan Integrated", is_active=True)
@@ -84,7 +87,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         brand=main, email_hash=hash_email(KNOWN_SHOPPER_EMAIL), defaults={"creator": ana}
     )
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
-    keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.examples)
+    keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.contract.examples)
 
     keys = {
         brand.pk: demo_key(brand, printed_before.get(role))
@@ -131,6 +134,8 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         "clicks": clicks,
         "codes": codes,
         "shoppers": {"known_email": KNOWN_SHOPPER_EMAIL},
+        # A self-referral to hold and release (docs/integration.md): Ana's code and her own address.
+        "holds": {"code": codes["registered"], "creator_email": ANA_EMAIL},
         "commission": {
             "rate_percent": _percent(main.commission_rate_percent),
             "returning_rate_percent": _percent(main.returning_commission_rate_percent),

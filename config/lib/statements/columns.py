@@ -28,7 +28,7 @@ _EMPTY_JSON = {list: "[]", dict: "{}"}
 
 
 class Columns:
-    """One model's row inside a statement written by hand for PostgreSQL (attribution.store): its column
+    """One model's row inside a statement written by hand for PostgreSQL (attribution.orders.store): its column
     list, its parameters each with an explicit cast, and the values as psycopg sends them as they are.
 
     The ORM converts every value through its field (`get_db_prep_save`, several calls per value); for the

@@ -1335,12 +1335,14 @@ def stored_with_its_record(*rows: str) -> list[str]:
 @pytest.mark.django_db(transaction=True)
 def test_a_tracked_order_costs_one_read_and_one_write(confirm, prop, creator, django_assert_max_num_queries):
     click = click_on(prop, creator=creator)
-    answer(confirm(order(orderId="WARM-UP")), 200, "no_attribution")
+    # A warm process: it has read the brand's review settings (attribution.review.config) once.
+    answer(confirm(order(orderId="WARM-UP", clickId=click_on(prop, creator=creator).click_id)), 200, "tracked")
 
     with django_assert_max_num_queries(4 + TRANSACTION + THROTTLE) as captured:
         answer(confirm(order(orderId="A-1001", clickId=click.click_id)), 200, "tracked")
 
-    # the throttle's count; the click; the order, its commission and the outcome record
+    # the throttle's count; the click (with its orders of the last hour, for the click_reuse review rule); the
+    # order, its commission and the outcome record
     assert statements(captured) == ["INSERT", "SELECT", *stored_with_its_record("order", "commission")]
 
 
@@ -1349,7 +1351,7 @@ def test_a_tracked_order_by_code_costs_one_read_and_one_write(
     confirm, prop, creator, django_assert_max_num_queries
 ):
     DiscountCodeFactory(brand=prop.brand, creator=creator, code="ANA10")
-    answer(confirm(order(orderId="WARM-UP")), 200, "no_attribution")
+    answer(confirm(order(orderId="WARM-UP", code="ANA10")), 200, "tracked")  # reads the review settings once
 
     with django_assert_max_num_queries(4 + TRANSACTION + THROTTLE) as captured:
         answer(confirm(order(orderId="A-1001", code="ANA10")), 200, "tracked")

@@ -189,7 +189,7 @@ def test_the_page_takes_a_fixed_number_of_queries_however_many_channels(
         notifications.send_test(hook)
         notifications.send_test(hook)
 
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(12):
         response = alice_client.get(PAGE)
 
     html = response.content.decode()

@@ -98,3 +98,36 @@ def test_a_brands_admin_page_links_to_its_health_pages(staff_client, brand):
     for page in ("/health/", "/health/events/", "/health/alerts/", "/health/statements/"):
         assert f'href="{page}?brand={brand.pk}"' in html
     assert "View health" in staff_client.get("/admin/brands/brand/").content.decode()
+
+
+def test_staff_see_each_brands_revenue_and_commission_of_the_week_per_currency(
+    staff_client, brand, other_brand
+):
+    """Live attributed orders of the last 7 days (today included), cancelled ones left out, as the Creators
+    page counts them (health.pages.creator_queries)."""
+    from decimal import Decimal
+
+    from attribution.models import Commission
+    from tests.health.pages.creators_world import order
+
+    ana = factories.CreatorFactory(brand=brand, name="Ana")
+    now = timezone.now()
+    order(brand, "W1", creator=ana, amount="100", received_at=now - timedelta(days=1))
+    order(brand, "W2", creator=ana, amount="50.50", received_at=now - timedelta(hours=2))
+    order(brand, "W3", creator=ana, amount="40", received_at=now - timedelta(hours=2), currency="EUR")
+    order(brand, "W4", creator=ana, amount="999", received_at=now - timedelta(hours=2), is_test=True)
+    order(brand, "W5", creator=ana, amount="70", received_at=now - timedelta(days=8))
+    cancelled = order(brand, "W6", creator=ana, amount="30", received_at=now - timedelta(hours=1))
+    Commission.objects.filter(pk=cancelled.pk).update(state="cancelled", cancelled_at=now)
+
+    response = staff_client.get(PAGE)
+
+    assert response.status_code == 200
+    rows = {row.brand_id: row for row in response.context["rows"]}
+    acme = dict(rows[brand.pk].money)
+    assert (acme["USD"].revenue, acme["USD"].commission) == (Decimal("150.50"), Decimal("15.05"))
+    assert (acme["EUR"].revenue, acme["EUR"].commission) == (Decimal("40"), Decimal("4"))
+    assert rows[other_brand.pk].money == []
+    acme_line = next(line for line in rows_of(response) if line.startswith("Acme"))
+    assert "150.50 USD 40.00 EUR" not in acme_line  # one line per currency, sorted by code
+    assert "40.00 EUR 150.50 USD 4.00 EUR 15.05 USD" in acme_line

@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('brands', '0006_pending_platform_connections'),
-        ('health', '0015_endpoint_names_as_plain_text'),
+        ('brands', '0007_pending_platform_connections'),
+        ('health', '0017_review_alerts'),
     ]
 
     operations = [

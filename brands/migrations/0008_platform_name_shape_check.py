@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('brands', '0006_pending_platform_connections'),
+        ('brands', '0007_pending_platform_connections'),
     ]
 
     operations = [

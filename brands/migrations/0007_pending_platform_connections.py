@@ -15,7 +15,7 @@ def approved_when_made(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('brands', '0005_platform_connections'),
+        ('brands', '0006_review_holds'),
     ]
 
     operations = [

@@ -6,8 +6,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('attribution', '0013_platform_delivery_brand'),
-        ('brands', '0006_pending_platform_connections'),
+        ('attribution', '0016_click_creator_period_idx'),
+        ('brands', '0007_pending_platform_connections'),
     ]
 
     operations = [

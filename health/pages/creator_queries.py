@@ -1,0 +1,253 @@
+"""Reads behind the Creators page and its CSV (docs/health.md, "Creators"): every creator of a brand on one
+row for a period, from a fixed number of grouped queries however many creators the brand has.
+
+An order counts in the period it was received in (its commission is created with it). Its figures are read
+from its commission as it is now: a cancel or an update after the period still moves them.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import Count, Q, Sum
+
+from attribution.models import Click, Commission, Order
+from attribution.review import figures
+from brands.models import Brand, Creator
+from health.pages.creator_period import LocalPeriod
+
+State = Commission.State
+ZERO = Decimal(0)
+
+
+EARNED = (State.LOCKED, State.PAID)
+
+
+@dataclass
+class Money:
+    """One creator's (or the brand's) figures in one currency."""
+
+    revenue: Decimal = ZERO  # order totals now, of orders not cancelled
+    standing: int = 0  # orders not cancelled: the average's denominator
+    earned: Decimal = ZERO  # commissions locked or paid, at their amount now
+    pending: Decimal = ZERO
+    held: Decimal = ZERO
+    paid: Decimal = ZERO  # the amounts statements paid, of commissions not cancelled since
+    commission: Decimal = (
+        ZERO  # every commission not cancelled (pending, held, locked, paid), at its amount now
+    )
+
+    @property
+    def average(self) -> Decimal | None:
+        return self.revenue / self.standing if self.standing else None
+
+    def add(self, other: "Money") -> None:
+        # Written out: run for every creator and currency of a page, where a loop of getattr/setattr costs.
+        self.revenue += other.revenue
+        self.standing += other.standing
+        self.earned += other.earned
+        self.pending += other.pending
+        self.held += other.held
+        self.paid += other.paid
+        self.commission += other.commission
+
+
+@dataclass
+class Counts:
+    """The counts of one creator's orders (or the brand's), whatever their currency."""
+
+    orders: int = 0  # attributed orders received in the period
+    by_click: int = 0
+    by_code: int = 0
+    by_shopper: int = 0
+    returning: int = 0  # the shop said the shopper had ordered before
+    # The review figures (attribution.review.figures), the numbers the review rules judge:
+    judged: int = 0  # her orders the refund rate counts (those a reviewer rejected are not)
+    cancelled: int = 0  # of which cancelled or refunded
+    with_code: int = 0  # orders that sent one of her codes and credited her
+    code_only: int = 0  # of which the code credited: no click of hers did
+
+    def add(self, other: "Counts") -> None:
+        # Written out, as Money.add.
+        self.orders += other.orders
+        self.by_click += other.by_click
+        self.by_code += other.by_code
+        self.by_shopper += other.by_shopper
+        self.returning += other.returning
+        self.judged += other.judged
+        self.cancelled += other.cancelled
+        self.with_code += other.with_code
+        self.code_only += other.code_only
+
+    @property
+    def new(self) -> int:
+        return self.orders - self.returning
+
+    def share(self, name: str) -> float | None:
+        """`name`'s count as a percentage of the orders, None without orders."""
+        return 100 * getattr(self, name) / self.orders if self.orders else None
+
+    @property
+    def code_only_share(self) -> float | None:
+        """Of the orders that sent her code, the share the code credited, so that came without a click of
+        hers (the decision tries the click first): a code shared where she is not (a coupon site) raises it."""
+        return 100 * self.code_only / self.with_code if self.with_code else None
+
+    @property
+    def refund_rate(self) -> float | None:
+        """Cancelled or refunded, as a percentage of the orders the review figures count."""
+        return 100 * self.cancelled / self.judged if self.judged else None
+
+
+@dataclass
+class CreatorRow:
+    creator_id: int | None  # None for the totals row
+    name: str
+    is_active: bool = True
+    clicks: int | None = 0  # None in the test namespace: clicks are not test or live
+    counts: Counts = field(default_factory=Counts)
+    money: dict[str, Money] = field(default_factory=dict)  # currency -> figures
+
+    @property
+    def conversion(self) -> float | None:
+        """Orders per click, as a percentage, where there were clicks."""
+        return 100 * self.counts.orders / self.clicks if self.clicks else None
+
+    def money_in(self, currency: str) -> Money:
+        return self.money.get(currency) or Money()
+
+
+@dataclass
+class CreatorTable:
+    rows: list[CreatorRow]
+    totals: CreatorRow
+    currencies: list[str]
+
+
+def attributed_orders(brand: Brand, period: LocalPeriod, *, is_test: bool):
+    """The brand's orders of the period with a commission (attributed), in one namespace. Served by
+    order_brand_time_idx (brand, -received_at); the commission is joined by its unique order."""
+    return Order.objects.filter(
+        brand=brand,
+        is_test=is_test,
+        received_at__gte=period.start,
+        received_at__lt=period.end,
+        commission__isnull=False,
+    )
+
+
+def figures_by(orders, *keys: str):
+    """Counts and money of `orders` grouped by `keys` (plus the currency): one grouped query."""
+    state = "commission__state"
+    standing = ~Q(**{state: State.CANCELLED})
+    return (
+        orders.order_by()
+        .values(*keys, "currency")
+        .annotate(
+            orders=Count("pk"),
+            by_click=Count("pk", filter=Q(attribution="click")),
+            by_code=Count("pk", filter=Q(attribution="code")),
+            by_shopper=Count("pk", filter=Q(attribution="shopper")),
+            returning=Count("pk", filter=Q(is_returning_customer=True)),
+            standing=Count("pk", filter=standing),
+            revenue=Sum("commission__order_amount", filter=standing),
+            earned=Sum("commission__amount", filter=Q(**{f"{state}__in": EARNED})),
+            pending=Sum("commission__amount", filter=Q(**{state: State.PENDING})),
+            held=Sum("commission__amount", filter=Q(**{state: State.HELD})),
+            paid=Sum("commission__paid_amount", filter=Q(**{state: State.PAID})),
+            commission=Sum("commission__amount", filter=standing),
+        )
+    )
+
+
+def _split(row: dict) -> tuple[Counts, Money]:
+    counts = Counts(
+        orders=row["orders"],
+        by_click=row["by_click"],
+        by_code=row["by_code"],
+        by_shopper=row["by_shopper"],
+        returning=row["returning"],
+    )
+    money = Money(
+        revenue=row["revenue"] or ZERO,
+        standing=row["standing"],
+        earned=row["earned"] or ZERO,
+        pending=row["pending"] or ZERO,
+        held=row["held"] or ZERO,
+        paid=row["paid"] or ZERO,
+        commission=row["commission"] or ZERO,
+    )
+    return counts, money
+
+
+def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> CreatorTable:
+    """One row per creator of the brand (those without orders too), and the brand's totals, in a fixed number
+    of queries: the creators, the clicks per creator (live only), the orders' figures per creator and
+    currency, and the review figures per creator (refund rate) and per code (code-only share)."""
+    rows = {
+        pk: CreatorRow(pk, name, is_active, clicks=None if is_test else 0)
+        for pk, name, is_active in Creator.objects.filter(brand=brand)
+        .order_by("name", "pk")
+        .values_list("pk", "name", "is_active")
+    }
+    if not is_test:
+        # click_creator_period_idx (brand, clicked_at, with the creator): counted from the index alone.
+        for creator_id, n in (
+            Click.objects.filter(brand=brand, clicked_at__gte=period.start, clicked_at__lt=period.end)
+            .order_by()
+            .values("creator_id")
+            .annotate(n=Count("pk"))
+            .values_list("creator_id", "n")
+        ):
+            if creator_id in rows:
+                rows[creator_id].clicks = n
+    totals = CreatorRow(None, "All creators", clicks=None if is_test else 0)
+    currencies = set()
+    for row in figures_by(attributed_orders(brand, period, is_test=is_test), "commission__creator_id"):
+        line = rows.get(row["commission__creator_id"])
+        if line is None:  # a creator deleted since: her commissions keep her (PROTECT), so never
+            continue
+        counts, money = _split(row)
+        line.counts.add(counts)
+        line.money[row["currency"]] = money  # one row per creator and currency
+        currencies.add(row["currency"])
+    _add_review_figures(brand, period, rows, is_test=is_test)
+    for line in rows.values():
+        totals.counts.add(line.counts)
+        if line.clicks is not None:
+            totals.clicks += line.clicks
+        for currency, money in line.money.items():
+            totals.money.setdefault(currency, Money()).add(money)
+    return CreatorTable(list(rows.values()), totals, sorted(currencies))
+
+
+def _add_review_figures(
+    brand: Brand, period: LocalPeriod, rows: dict[int, CreatorRow], *, is_test: bool
+) -> None:
+    """The refund rate and the code-only share as the review rules compute them: one home for both numbers
+    (attribution.review.figures), read for the whole period (a code's share over all its orders of it)."""
+    span = {"since": period.start, "until": period.end, "is_test": is_test}
+    for creator_id, figure in figures.creator_refund_rates(brand.pk, **span).items():
+        if creator_id in rows:
+            rows[creator_id].counts.judged += figure.orders
+            rows[creator_id].counts.cancelled += figure.cancelled
+    for share in figures.code_shares(brand.pk, recent=None, **span).values():
+        if share.creator_id in rows:
+            rows[share.creator_id].counts.with_code += share.recent_orders
+            rows[share.creator_id].counts.code_only += share.recent_code_only
+
+
+def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
+    """Each brand's live attributed revenue and commission since `period_start`, per currency: one grouped
+    query for the portfolio (brand -> currency -> Money), on order_brand_time_idx per brand."""
+    orders = Order.objects.filter(
+        brand__in=brands,
+        is_test=False,
+        received_at__gte=period_start,
+        received_at__lt=now,
+        commission__isnull=False,
+    )
+    out: dict[int, dict[str, Money]] = defaultdict(dict)
+    for row in figures_by(orders, "brand_id"):
+        out[row["brand_id"]][row["currency"]] = _split(row)[1]
+    return out

@@ -1,0 +1,59 @@
+"""The review rules meet a storefront platform's order in the same decision as an order confirmation
+(docs/review.md): the code_leak rule reads the Shopify order's referring site, the disposable_email rule the
+verdict taken on the platform's address before it was hashed."""
+
+import pytest
+
+from attribution.models import Commission, CommissionHold, Order, ReviewSettings
+from tests.attribution.platforms.payloads import shopify_order
+from tests.factories import DiscountCodeFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def leaked(referring_site: str, **fields) -> dict:
+    document = shopify_order(codes=[("ANA10", "5.99")], **fields)
+    document["referring_site"] = referring_site
+    return document
+
+
+def test_a_code_only_order_referred_by_a_coupon_site_is_held(shopify, shop, prop, creator):
+    DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
+
+    response = shopify("orders/create", leaked("https://www.retailmenot.com/view/acme.example"))
+
+    assert response.json()["outcome"] == "tracked"
+    commission = Commission.objects.get()
+    assert commission.state == Commission.State.HELD
+    detail = (
+        f"code ANA10: the order came without a click from {creator.name}, referred by retailmenot.com, "
+        "a coupon or deal site on the brand's list"
+    )
+    assert list(CommissionHold.objects.values_list("rule", "detail")) == [("code_leak", detail)]
+    assert Order.objects.get().trace[-1] == {"signal": "review", "result": "code_leak", "detail": detail}
+
+
+def test_a_code_only_order_referred_by_the_creators_own_channel_is_not_held(shopify, shop, prop, creator):
+    DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
+
+    shopify("orders/create", leaked("https://www.instagram.com/ana"))
+
+    assert Commission.objects.get().state == Commission.State.PENDING
+    assert not CommissionHold.objects.exists()
+
+
+def test_a_brand_may_add_its_own_coupon_sites(shopify, shop, prop, creator):
+    DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
+    ReviewSettings.objects.create(brand=prop.brand, coupon_domains="vouchers.example\n")
+
+    shopify("orders/create", leaked("https://deals.vouchers.example/acme"))
+
+    assert CommissionHold.objects.get().rule == "code_leak"
+
+
+def test_a_platform_order_from_a_throwaway_address_is_held(shopify, shop, prop, creator):
+    DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
+
+    shopify("orders/create", leaked("", email="someone@mailinator.com"))
+
+    assert CommissionHold.objects.get().rule == "disposable_email"
