@@ -6,6 +6,7 @@ class AttributionConfig(AppConfig):
     verbose_name = "Attribution"
 
     def ready(self):
-        # The storefront platforms register their endpoints and labels (attribution.platforms.registry).
+        # The storefront platforms register their endpoints and labels (attribution.platforms.registry), and tell
+        # brands which platforms a connection may name (brands.known_platforms).
         from attribution.platforms import registry  # noqa: F401
         from attribution.review import signals  # noqa: F401  (issue 38: a brand's review copy forgotten on edits)

@@ -14,6 +14,7 @@ from rest_framework_api_key.models import APIKey
 
 from config.lib.admin import saved_time
 
+from . import known_platforms
 from .creator_email import CreatorForm
 from .forms import PlatformConnectionForm
 from .hosts import hash_email
@@ -184,6 +185,16 @@ class PropertyAdmin(admin.ModelAdmin):
     autocomplete_fields = ["brand"]
 
 
+class PlatformFilter(admin.SimpleListFilter):
+    title = parameter_name = "platform"  # the registered platforms by their titles (brands.known_platforms)
+
+    def lookups(self, request, model_admin):
+        return known_platforms.choices()
+
+    def queryset(self, request, queryset):
+        return queryset.filter(platform=self.value()) if self.value() else queryset
+
+
 @admin.register(PlatformConnection)
 class PlatformConnectionAdmin(admin.ModelAdmin):
     """Every brand's storefront-platform connections: which brand a shop belongs to, and its options."""
@@ -191,7 +202,7 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
     form = PlatformConnectionForm
     list_display = [
         "shop_domain",
-        "platform",
+        "platform_title",
         "brand",
         "property",
         "is_enabled",
@@ -199,7 +210,7 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
         "secret_state",
         "created_at",
     ]
-    list_filter = [("approved_at", admin.EmptyFieldListFilter), "platform", "is_enabled"]
+    list_filter = [("approved_at", admin.EmptyFieldListFilter), PlatformFilter, "is_enabled"]
     list_select_related = ["brand", "property"]
     search_fields = ["shop_domain", "brand__name", "property__host"]
     autocomplete_fields = ["brand"]

@@ -2,12 +2,16 @@
 
 from django import forms
 
+from . import known_platforms
 from .models import PlatformConnection
 
 
 class PlatformConnectionForm(forms.ModelForm):
     """The signing secret is write-only: typed or pasted, kept encrypted, never shown back (brands.sealing)."""
 
+    # The platforms registered when Django started (attribution.platforms.registry, through brands.known_platforms),
+    # read each time the form is shown or checked: the database keeps a plain name.
+    platform = forms.ChoiceField(label="Platform", choices=known_platforms.choices)
     signing_secret = forms.CharField(
         label="Signing secret",
         required=False,

@@ -1,7 +1,7 @@
 """What a storefront platform declares to plug into the receiver (attribution.platforms.base, which only runs
 these hooks): its name and labels, how it signs (its verification), which headers name the shop, the topic
-and the delivery, the topics it acts on, how its order reads, and the signed request the setup page sends to
-test a connection. A platform module subclasses `Platform`; attribution.platforms.registry lists them.
+and the delivery, the topics it acts on, how its order reads, what a shop's domain must look like, and the setup
+page's part: its step-by-step text and the signed request it sends to test a connection. A platform module subclasses `Platform`; attribution.platforms.registry lists them.
 """
 
 from dataclasses import dataclass
@@ -62,6 +62,16 @@ class Platform:
     new_order_topic = ""  # the topic that brings a new order (the what-if reads a kept order as it does)
     # The headers a refused delivery's row keeps, as (META key, name): what tells which delivery it was.
     kept_headers: tuple = ()
+    # The setup page (health.pages.setup, templates/health/setup.html) shows these under the title: each step is
+    # one item of HTML as written here, with {webhook_url} filled in (escaped); no other braces.
+    setup_steps: tuple[str, ...] = ()
+    # What the setup page says of the test request (`test_request`) before its shell snippet, as HTML.
+    test_note = ""
+
+    def shop_domain_problem(self, domain: str) -> str:
+        """What is wrong with a shop's domain (normalized) for this platform, as a connection form says it;
+        empty when nothing is (brands.known_platforms asks it when a connection is made)."""
+        return ""
 
     def shop_of(self, request) -> str:
         """The shop's domain as the delivery names it (normalized by the caller)."""

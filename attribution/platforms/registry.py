@@ -1,16 +1,21 @@
 """The storefront platforms this service receives orders from: the one list (a third platform is a module
 beside shopify.py, added to `register` below). Registering a platform gives it its receiver
 (attribution.platforms.urls), its two endpoints in the outcome log with their labels
-(attribution.outcomes.endpoints) and its setup test request (health.pages.setup). attribution.apps loads
-this module when Django starts, so every label is known before the first request.
+(attribution.outcomes.endpoints), its place among the connections' platforms (brands.known_platforms: the
+connection forms' choices and the connection's check, which brands, below attribution, cannot read here) and
+its part of the setup page (its steps, its test request). attribution.apps loads this module when Django
+starts, so every label is known before the first request.
 """
 
+import re
+
 from attribution.outcomes import endpoints
+from brands import known_platforms
 
 from . import shopify, woocommerce
 from .plugin import Platform
 
-# The outcome log's endpoint holds 24 characters: "<name>_change" must fit.
+# The outcome log's endpoint holds 24 characters: "<name>_change" must fit (so does the connection's column).
 MAX_NAME_LENGTH = 24 - len("_change")
 
 PLATFORMS: dict[str, Platform] = {}
@@ -19,12 +24,16 @@ PLATFORMS: dict[str, Platform] = {}
 def register(platform: Platform) -> Platform:
     """Add `platform` (its name not yet taken) with its endpoints and labels; returns it."""
     name = platform.name
-    if not name or not name.isidentifier() or len(name) > MAX_NAME_LENGTH or name != name.lower():
-        raise ValueError(f"a platform's name is a lowercase identifier of at most {MAX_NAME_LENGTH} characters")
+    if len(name) > MAX_NAME_LENGTH or not re.fullmatch(known_platforms.NAME_SHAPE, name):
+        raise ValueError(
+            "a platform's name is lowercase letters, digits and underscores, starting with a letter, "
+            f"at most {MAX_NAME_LENGTH} characters"
+        )
     if name in PLATFORMS:
         raise ValueError(f"platform {name} is registered already")
     PLATFORMS[name] = platform
     endpoints.add_platform(name, platform.endpoint_label, platform.change_label, platform.words)
+    known_platforms.know(platform)
     return platform
 
 
@@ -32,6 +41,7 @@ def unregister(name: str) -> None:
     """Remove a platform registered for a while (a test's)."""
     PLATFORMS.pop(name, None)
     endpoints.remove_platform(name)
+    known_platforms.forget(name)
 
 
 def platform_named(name: str) -> Platform | None:
@@ -40,6 +50,14 @@ def platform_named(name: str) -> Platform | None:
 
 def platforms() -> list[Platform]:
     return list(PLATFORMS.values())
+
+
+def platform_of_endpoint(endpoint: str) -> Platform | None:
+    """The platform whose order endpoint or change endpoint (outcome log) this is; None for any other."""
+    for name, platform in PLATFORMS.items():
+        if endpoint in (name, endpoints.CHANGE_ENDPOINT.get(name)):
+            return platform
+    return None
 
 
 register(shopify.SHOPIFY)

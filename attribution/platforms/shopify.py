@@ -78,6 +78,30 @@ class Shopify(Platform):
         ("HTTP_X_SHOPIFY_API_VERSION", "X-Shopify-API-Version"),
         ("HTTP_X_SHOPIFY_TRIGGERED_AT", "X-Shopify-Triggered-At"),
     )
+    setup_steps = (
+        "Put the tag of step 1 in your theme's <code>theme.liquid</code>, in the <code>&lt;head&gt;</code>. On a "
+        "Shopify storefront it also writes the creator's click into the cart's attributes, so the click reaches "
+        "the order.",
+        "In your Shopify admin, open <strong>Settings → Notifications → Webhooks</strong> (at the bottom of the "
+        "page).",
+        "<strong>Create webhook</strong>: event <em>Order payment</em>, format <em>JSON</em>, URL "
+        '<code class="break">{webhook_url}</code>, the latest API version. Create two more the same way for '
+        "<em>Order update</em> and <em>Order cancellation</em>.",
+        "Under the list, Shopify shows <em>“Your webhooks will be signed with …”</em>: copy that key into "
+        "<strong>Signing secret</strong> above, with your shop's <code>name.myshopify.com</code> domain.",
+    )
+    test_note = (
+        "It sends a signed <code>orders/create</code> of a test order: counted apart, never billed, and shown in "
+        "your events."
+    )
+
+    def shop_domain_problem(self, domain: str) -> str:
+        if domain.endswith(".myshopify.com"):
+            return ""
+        return (
+            "Enter the shop's myshopify.com domain (Settings → Domains in Shopify), such as name.myshopify.com: "
+            "Shopify names the shop by it on every webhook."
+        )
 
     def delivery_id_of(self, request, body: bytes) -> str:
         return super().delivery_id_of(request, body) or f"sha256:{body_digest(body)}"

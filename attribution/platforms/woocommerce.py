@@ -74,6 +74,22 @@ class WooCommerce(Platform):
         ("HTTP_X_WC_WEBHOOK_ID", "X-WC-Webhook-ID"),
         ("HTTP_X_WC_WEBHOOK_DELIVERY_ID", "X-WC-Webhook-Delivery-ID"),
     )
+    setup_steps = (
+        "Put the tag of step 1 on every page; have your checkout keep the <code>sms_click_id</code> cookie in the "
+        "order's meta data under <code>sms_click_id</code>, so the click reaches the order.",
+        "In WordPress, open <strong>WooCommerce → Settings → Advanced → Webhooks</strong> and <strong>Add "
+        "webhook</strong>: status <em>Active</em>, topic <em>Order created</em>, delivery URL "
+        '<code class="break">{webhook_url}</code>, API version <em>WP REST API Integration v3</em>. Copy the '
+        "<em>Secret</em> WooCommerce fills in (or type your own) and save: WooCommerce pings the URL, which "
+        "answers 200.",
+        "Add two more webhooks with the same secret for <em>Order updated</em> and <em>Order deleted</em>.",
+        "Paste the secret into <strong>Signing secret</strong> above, with your site's host "
+        "(<code>shop.example.com</code>).",
+    )
+    test_note = (
+        "It sends a signed <code>order.created</code> of a pending order: WooCommerce has no test flag, so a "
+        "pending order proves the signature and records nothing."
+    )
 
     def delivery_id_of(self, request, body: bytes) -> str:
         return f"{super().delivery_id_of(request, body)[:200]}:{body_digest(body)}"

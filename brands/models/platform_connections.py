@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from brands import sealing
+from brands import known_platforms, sealing
 from brands.hosts import normalize_host
 from config.lib.statements import SelectStatement
 
@@ -24,10 +24,6 @@ class PlatformConnection(models.Model):
     The signing secret is write-only: kept encrypted (brands.sealing), never shown back, never logged.
     """
 
-    class Platform(models.TextChoices):
-        SHOPIFY = "shopify", "Shopify"
-        WOOCOMMERCE = "woocommerce", "WooCommerce"
-
     class Amount(models.TextChoices):
         SUBTOTAL = "subtotal", "After discounts, without shipping and taxes"
         TOTAL = "total", "The full total, shipping and taxes included"
@@ -39,7 +35,9 @@ class PlatformConnection(models.Model):
     brand = models.ForeignKey(
         Brand, on_delete=models.CASCADE, related_name="platform_connections", db_index=False
     )  # platform_connection_brand_idx below
-    platform = models.CharField(max_length=12, choices=Platform.choices)
+    # A platform's name (attribution.platforms.registry): which names exist is not the database's to list, so a
+    # new platform needs no migration; brands.known_platforms has them, and clean() refuses any other.
+    platform = models.CharField(max_length=known_platforms.MAX_NAME_LENGTH)
     shop_domain = models.CharField(
         max_length=253,
         help_text="Shopify: the shop's name.myshopify.com domain (what Shopify sends as "
@@ -98,9 +96,10 @@ class PlatformConnection(models.Model):
                 name="platform_connection_brand_shop_unique",
                 violation_error_message="Your brand already has this shop.",
             ),
+            # The shape of a platform's name (brands.known_platforms.NAME_SHAPE); which names exist, clean() asks.
             models.CheckConstraint(
-                name="platform_connection_platform_valid",
-                condition=models.Q(platform__in=["shopify", "woocommerce"]),
+                name="platform_connection_platform_name_shape",
+                condition=models.Q(platform__regex=known_platforms.NAME_SHAPE),
             ),
         ]
         indexes = [
@@ -115,19 +114,26 @@ class PlatformConnection(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.get_platform_display()} {self.shop_domain}"
+        return f"{self.platform_title()} {self.shop_domain}"
+
+    def platform_title(self) -> str:
+        """The platform as the pages name it (its registered title: "Shopify")."""
+        return known_platforms.title_of(self.platform)
+
+    platform_title.short_description = "platform"  # the admin's list column
+    platform_title.admin_order_field = "platform"
 
     def clean(self):
+        if self.platform and not known_platforms.is_known(self.platform):  # an empty one: the field's error
+            raise ValidationError(
+                {"platform": "Choose one of the platforms this service receives orders from."}
+            )
         domain = normalize_host(self.shop_domain or "")
         if not domain or "." not in domain:
             raise ValidationError({"shop_domain": "Enter the shop's domain, such as name.myshopify.com."})
-        if self.platform == self.Platform.SHOPIFY and not domain.endswith(".myshopify.com"):
-            raise ValidationError(
-                {
-                    "shop_domain": "Enter the shop's myshopify.com domain (Settings → Domains in Shopify), "
-                    "such as name.myshopify.com: Shopify names the shop by it on every webhook."
-                }
-            )
+        problem = known_platforms.shop_domain_problem(self.platform, domain)
+        if problem:
+            raise ValidationError({"shop_domain": problem})
         self.shop_domain = domain
         if self.property_id and self.brand_id and self.property.brand_id != self.brand_id:
             raise ValidationError({"property": "The property belongs to another brand."})

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_safe
 from attribution.durability import spool
 from attribution.outcomes.endpoints import Endpoint
 from attribution.outcomes.endpoints import label as endpoint_label
+from attribution.platforms import registry
 from config.db.router import primary
 from config.lib.jsontext import indented, is_json
 from health.log.rollup import roll_up
@@ -123,6 +124,8 @@ def event(request, chosen, found, pk: int):
             **chosen.context,
             "event": found,
             "endpoint_label": endpoint_label(found.endpoint),
+            # A storefront platform's delivery keeps the fields of its order that are read (its `kept`).
+            "platform_order": registry.platform_of_endpoint(found.endpoint) is not None,
             "info": info,
             "commission": event_queries.commission_of(found.brand, found.order_id, is_test=found.is_test),
             "request_text": indented(found.request_body or ""),

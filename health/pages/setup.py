@@ -1,7 +1,8 @@
 """Setup page (/health/setup/): a brand's integration kit pre-filled with this service's address, a
 "send a test order" button that goes through the same service and outcome log as the API, and the brand's
-storefront-platform connections (Shopify, WooCommerce): add one, paste its signing secret (write-only),
-enable or disable it, with the platform's steps and a signed curl that sends a test order to it.
+storefront-platform connections (each platform of attribution.platforms.registry): add one, paste its signing
+secret (write-only), enable or disable it, with the steps each platform declares and a signed curl that sends a
+test order to it.
 """
 
 import json
@@ -16,6 +17,8 @@ from django.db import DatabaseError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
 from attribution.models import CreatorLink
@@ -105,9 +108,27 @@ def connections_of(request, brand: Brand) -> list[dict]:
                 "webhook_url": request.build_absolute_uri(reverse(f"platforms:{connection.platform}")),
                 "last_delivery": queries.last_delivery(connection),
                 "curl": signed_test_curl(request, connection),
+                # HTML its platform's module declares (code, not anything typed in).
+                "test_note": mark_safe(registry.platform_named(connection.platform).test_note),  # noqa: S308
             }
         )
     return shown
+
+
+def platform_steps(request) -> list[dict]:
+    """Each registered platform's step-by-step text (attribution.platforms.plugin, `setup_steps`), its
+    receiver's address filled in."""
+    shown = []
+    for platform in registry.platforms():
+        url = request.build_absolute_uri(reverse(f"platforms:{platform.name}"))
+        steps = [format_html(step, webhook_url=url) for step in platform.setup_steps]
+        shown.append({"name": platform.name, "title": platform.title, "steps": steps})
+    return shown
+
+
+def either(titles: list[str]) -> str:
+    """The titles as a sentence says them: "Shopify or WooCommerce", "Shopify, WooCommerce or Tinyshop"."""
+    return " or ".join([", ".join(titles[:-1]), titles[-1]]) if len(titles) > 1 else "".join(titles)
 
 
 def signed_test_curl(request, connection: PlatformConnection) -> str:
@@ -198,7 +219,7 @@ def setup_page(request, chosen):
     form = _form(request, brand, hosts) if request.POST.get("form", "") == "" else _form_unbound(brand, hosts)
     here = f"{reverse('health:setup')}?{urlencode({'brand': brand.pk})}"
 
-    connection_form = ConnectionForm(brand=brand, initial={"platform": "shopify"})
+    connection_form = ConnectionForm(brand=brand)
     kind = request.POST.get("form", "") if request.method == "POST" else ""
     if kind == "connection":
         connection_form = _connection_form(request, brand)
@@ -256,9 +277,7 @@ def setup_page(request, chosen):
         "connection_form": connection_form,
         "handed_off": brand.storefront_handles_orders
         or brand.platform_connections.filter(is_enabled=True, approved_at__isnull=False).exists(),
-        "webhook_urls": {
-            platform: request.build_absolute_uri(reverse(f"platforms:{platform}"))
-            for platform in registry.PLATFORMS
-        },
+        "platforms": platform_steps(request),
+        "platform_titles": either([platform.title for platform in registry.platforms()]),
     }
     return render(request, "health/setup.html", context)

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from cryptography.fernet import Fernet
 from django.core.exceptions import ValidationError
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from brands import sealing
@@ -89,6 +90,38 @@ def test_a_shopify_connection_needs_the_myshopify_domain(prop):
     with pytest.raises(ValidationError) as refused:
         connection.full_clean()
     assert "myshopify.com" in str(refused.value)
+
+
+def test_a_platform_no_one_registered_is_refused(prop):
+    connection = PlatformConnection(
+        brand=prop.brand, property=prop, platform="magento", shop_domain="shop.acme.example"
+    )
+    connection.set_secret(SECRET)
+
+    with pytest.raises(ValidationError) as refused:
+        connection.full_clean()
+    assert refused.value.message_dict == {
+        "platform": ["Choose one of the platforms this service receives orders from."]
+    }
+
+
+@pytest.mark.parametrize("name", ["Shopify", "shop ify", "9shop", "_shop", "a_platform_name_of_18"])
+def test_the_database_keeps_only_a_platform_name_s_shape(prop, name):
+    # A name too long is the column's DataError on PostgreSQL, the CHECK's on SQLite (no length of its own).
+    with pytest.raises((IntegrityError, DataError)), transaction.atomic():
+        PlatformConnection.objects.create(
+            brand=prop.brand, property=prop, platform=name, shop_domain="shop.acme.example", secret="x"
+        )
+    assert not PlatformConnection.objects.exists()
+
+
+def test_the_database_takes_a_platform_it_has_never_heard_of(prop):
+    """Which platforms exist is the registry's to say (the forms and clean() ask it), not the database's."""
+    PlatformConnection.objects.create(
+        brand=prop.brand, property=prop, platform="tiny_shop2", shop_domain="shop.acme.example", secret="x"
+    )
+
+    assert PlatformConnection.objects.get().platform == "tiny_shop2"
 
 
 def test_a_woocommerce_connection_keeps_the_site_host_normalized(prop):
