@@ -194,7 +194,7 @@ def worker(args) -> None:
         else:
             requests = traffic.changes(world, run, count, cancel_from=cancel_from)
             cancel_from += traffic.cancels_in(requests)
-        return [cost._environ(r) for r in requests]
+        return [cost.environ_of(r) for r in requests]
 
     ctl.bench_start()
     report = {}
