@@ -42,12 +42,12 @@ test: $(STAMP)
 # here when missing). `make bench` runs the throughput rounds and then the instruction counts of
 # `make bench-cost` (bench/README.md).
 bench: $(STAMP)
-	@command -v wrk >/dev/null || (apt-get install -y -qq wrk || (apt-get update -qq \&\& apt-get install -y -qq wrk)) >/dev/null 2>&1 || (echo "install wrk (apt-get install wrk)"; exit 1)
-	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind || (apt-get update -qq \&\& apt-get install -y -qq valgrind)) >/dev/null 2>&1 || (echo "install valgrind (apt-get install valgrind)"; exit 1)
+	@command -v wrk >/dev/null || (apt-get install -y -qq wrk || (apt-get update -qq && apt-get install -y -qq wrk)) >/dev/null 2>&1 || (echo "install wrk (apt-get install wrk)"; exit 1)
+	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind || (apt-get update -qq && apt-get install -y -qq valgrind)) >/dev/null 2>&1 || (echo "install valgrind (apt-get install valgrind)"; exit 1)
 	$(BIN)/python -m bench.run $(if $(WORKERS),--workers $(WORKERS)) $(if $(ROUNDS),--rounds $(ROUNDS))
 
 bench-cost: $(STAMP)
-	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind || (apt-get update -qq \&\& apt-get install -y -qq valgrind)) >/dev/null 2>&1 || (echo "install valgrind (apt-get install valgrind)"; exit 1)
+	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind || (apt-get update -qq && apt-get install -y -qq valgrind)) >/dev/null 2>&1 || (echo "install valgrind (apt-get install valgrind)"; exit 1)
 	$(BIN)/python -m bench.cost
 
 # The database's share per request (WAL bytes by relation, index entries, row locks, rows, buffers dirtied and
@@ -57,7 +57,7 @@ bench-db: $(STAMP)
 
 # Instructions per request by phase (bench/phases.py): where an order's and a cancel's work goes.
 bench-phases: $(STAMP)
-	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind || (apt-get update -qq \&\& apt-get install -y -qq valgrind)) >/dev/null 2>&1 || (echo "install valgrind (apt-get install valgrind)"; exit 1)
+	@command -v valgrind >/dev/null || (apt-get install -y -qq valgrind || (apt-get update -qq && apt-get install -y -qq valgrind)) >/dev/null 2>&1 || (echo "install valgrind (apt-get install valgrind)"; exit 1)
 	$(BIN)/python -m bench.phases
 
 bench-health: $(STAMP)
