@@ -25,7 +25,13 @@ from .notices import Action, PlatformOrder
 from .plugin import Platform, Read, SetupRequest
 from .reading import as_list, body_digest, email_kept, moment
 
-META_KEYS = frozenset({CLICK_ID_NAME, f"_{CLICK_ID_NAME}"})  # where a store's checkout keeps the click cookie
+CLICK_META_KEYS = frozenset(
+    {CLICK_ID_NAME, f"_{CLICK_ID_NAME}"}
+)  # where a store's checkout keeps the click cookie
+# Where WooCommerce's own order attribution (since 8.5, on by default) keeps the page that referred the shopper:
+# the code_leak rule reads it as it reads Shopify's referring_site (docs/review.md).
+REFERRER_META_KEY = "_wc_order_attribution_referrer"
+META_KEYS = CLICK_META_KEYS | {REFERRER_META_KEY}  # the order's meta the log keeps
 TOPICS = frozenset({"order.created", "order.updated", "order.deleted", "order.restored"})
 # WooCommerce's order statuses, as its REST API and its exports spell them; the order books' reader reads them
 # too (attribution.reconciliation.books.platform_terms). A paid order is recorded, then followed; an undone one cancelled.
@@ -169,14 +175,23 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         clicks=[
             [f"the order's meta_data {m.get('key')}", m.get("value")]
             for m in as_list(order.get("meta_data"))
-            if isinstance(m, dict) and m.get("key") in META_KEYS
+            if isinstance(m, dict) and m.get("key") in CLICK_META_KEYS
         ],
         email=email_kept(billing.get("email")),
         cancelled=order.get("status") in UNDONE,
         placed_at=moment(order.get("date_created_gmt")),
         changed_at=moment(order.get("date_modified_gmt")),
         names={"order_id": "number" if by_number else "id", "amount": "total"},
+        referring_site=_referrer(order),
     )
+
+
+def _referrer(order: dict) -> str:
+    """The referring page WooCommerce's order attribution recorded, as sent; empty without one."""
+    for m in as_list(order.get("meta_data")):
+        if isinstance(m, dict) and m.get("key") == REFERRER_META_KEY and isinstance(m.get("value"), str):
+            return m["value"]
+    return ""
 
 
 def _counted(order: dict, connection: PlatformConnection):

@@ -1,11 +1,12 @@
 """The review rules meet a storefront platform's order in the same decision as an order confirmation
-(docs/review.md): the code_leak rule reads the Shopify order's referring site, the disposable_email rule the
-verdict taken on the platform's address before it was hashed."""
+(docs/review.md): the code_leak rule reads the Shopify order's referring site and the referrer WooCommerce's
+order attribution recorded, the disposable_email rule the verdict taken on the platform's address before it
+was hashed."""
 
 import pytest
 
 from attribution.models import Commission, CommissionHold, Order, ReviewSettings
-from tests.attribution.platforms.payloads import shopify_order
+from tests.attribution.platforms.payloads import shopify_order, woocommerce_order
 from tests.factories import DiscountCodeFactory
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +38,33 @@ def test_a_code_only_order_referred_by_the_creators_own_channel_is_not_held(shop
     DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
 
     shopify("orders/create", leaked("https://www.instagram.com/ana"))
+
+    assert Commission.objects.get().state == Commission.State.PENDING
+    assert not CommissionHold.objects.exists()
+
+
+def test_a_woocommerce_code_only_order_referred_by_a_coupon_site_is_held(woocommerce, site, prop, creator):
+    DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
+    referred = woocommerce_order(
+        coupons=[("ana10", "5.99")],
+        meta=[
+            ("_wc_order_attribution_source_type", "referral"),
+            ("_wc_order_attribution_referrer", "https://www.retailmenot.com/view/acme.example"),
+        ],
+    )
+
+    response = woocommerce("order.created", referred)
+
+    assert response.json()["outcome"] == "tracked"
+    assert Commission.objects.get().state == Commission.State.HELD
+    hold = CommissionHold.objects.get()
+    assert (hold.rule, "referred by retailmenot.com" in hold.detail) == ("code_leak", True)
+
+
+def test_a_woocommerce_order_without_a_recorded_referrer_is_not_held(woocommerce, site, prop, creator):
+    DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
+
+    woocommerce("order.created", woocommerce_order(coupons=[("ana10", "5.99")]))
 
     assert Commission.objects.get().state == Commission.State.PENDING
     assert not CommissionHold.objects.exists()
