@@ -9,7 +9,7 @@ from attribution.outcomes.endpoints import Endpoint
 from attribution.outcomes.endpoints import label as endpoint_label
 from health.alerts import review_rules
 from health.alerts.models import Incident
-from health.alerts.rules import Description
+from health.alerts.rules import HANDOFF, HANDOFF_SUBJECT, Description
 
 Rule = Incident.Rule
 
@@ -45,6 +45,20 @@ def describe(incident: Incident) -> Description:
 def _describe_rule(incident: Incident) -> Description:
     c = incident.counts or {}
     day = incident.opened_at.astimezone(UTC).date().isoformat()
+    if incident.rule == Rule.SILENCE and incident.subject == HANDOFF_SUBJECT:
+        label = endpoint_label(c["via"]) if c.get("via") else "your shop's webhook"
+        since = (
+            f"for {_duration(c['silent_minutes'])}"
+            if c.get("silent_minutes") is not None
+            else "in the kept log"
+        )
+        return Description(
+            f"Orders stopped: {label}",
+            f"{c['handoffs']} order confirmations of the last hour were handed off to {label}, but no "
+            f"order has come by it {since}: their commissions wait for it.",
+            SILENCE_WEBHOOK_FIX,
+            {"endpoint": Endpoint.ORDER_CONFIRMATION, "outcome": HANDOFF, "ns": "live"},
+        )
     if incident.rule == Rule.SILENCE:
         via = c.get("via") or Endpoint.ORDER_CONFIRMATION  # older incidents watched order confirmations only
         if via == Endpoint.ORDER_CONFIRMATION:

@@ -57,7 +57,8 @@ def read_facts(
         facts = {}
         for pk, *lasts in _last_orders(brands, now):
             at, via = newest_order(lasts)
-            facts[pk] = BrandFacts(pk, last_order_at=at, last_order_via=via)
+            by_way = {way: when for way, when in zip(ORDER_ENDPOINTS, lasts, strict=True) if when is not None}
+            facts[pk] = BrandFacts(pk, last_order_at=at, last_order_via=via, last_order_by_way=by_way)
         service = ServiceFacts()
         _add_last_hour(facts, service, now)
         _add_action_counts(facts, now)

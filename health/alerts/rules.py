@@ -58,6 +58,9 @@ class BrandFacts:
     # (any outcome) or a platform's webhook (a delivery that brought an order).
     last_order_at: datetime | None = None
     last_order_via: str = ""
+    # The last live order by each way in that brought one (endpoint -> time): a platform's webhook is watched
+    # on its own while the brand's order confirmations are handed off to it (check_handoffs).
+    last_order_by_way: dict = field(default_factory=dict)
     # Live events of the last hour per (endpoint, outcome).
     last_hour: Counter = field(default_factory=Counter)
     # Needs-your-action live events per outcome in the rolling 24 hours, and in the 7 days before them.
@@ -158,6 +161,51 @@ def check_silence(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> Find
 
 def silence_cleared(incident: Incident, facts: BrandFacts) -> bool:
     return facts.last_order_at is not None and facts.last_order_at > incident.opened_at
+
+
+# The subject of the silence incident of a platform's webhook that stopped while order confirmations are
+# still handed off to it (the brand's own silence incident has none).
+HANDOFF_SUBJECT = "handoff"
+HANDOFF = "shopify_handoff"  # the order confirmation's answer when the platform's webhook records the order
+
+
+def _last_webhook_order(facts: BrandFacts) -> tuple[datetime | None, str]:
+    found = [(at, way) for way, at in facts.last_order_by_way.items() if way != Endpoint.ORDER_CONFIRMATION]
+    return max(found, default=(None, ""))
+
+
+def check_handoffs(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> Finding | None:
+    """The brand's order confirmations are handed off to its shop's webhook (`shopify_handoff`: the webhook
+    records the order and decides its commission), at least `silence_usual_orders` of them in the last hour,
+    while no order came by any platform's webhook for `silence_floor_minutes`: the webhook stopped and
+    those orders wait for it. The brand silence rule cannot see it, as the confirmations keep arriving."""
+    if not rules.silence_enabled:
+        return None
+    handoffs = facts.last_hour.get((Endpoint.ORDER_CONFIRMATION, HANDOFF), 0)
+    if handoffs < max(rules.silence_usual_orders, 1):
+        return None
+    last, via = _last_webhook_order(facts)
+    if last is not None and now - last < timedelta(minutes=rules.silence_floor_minutes):
+        return None
+    return Finding(
+        Rule.SILENCE,
+        HANDOFF_SUBJECT,
+        {
+            "handoffs": handoffs,
+            "via": via,
+            "last_order_at": last.isoformat() if last else None,
+            "silent_minutes": int((now - last) / timedelta(minutes=1)) if last else None,
+        },
+    )
+
+
+def handoffs_cleared(incident: Incident, facts: BrandFacts) -> bool:
+    """An order came by a platform's webhook since it opened, or no confirmation was handed off in the last
+    hour (the brand stopped handing them off: it left the platform, or its traffic paused)."""
+    last, _ = _last_webhook_order(facts)
+    return (last is not None and last > incident.opened_at) or not facts.last_hour.get(
+        (Endpoint.ORDER_CONFIRMATION, HANDOFF), 0
+    )
 
 
 def _order_problems(facts: BrandFacts) -> tuple[int, int, list]:
@@ -305,6 +353,8 @@ def is_enabled(rules: AlertRuleSet, rule: str) -> bool:
 
 def cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:
     """Whether an open brand incident's condition has cleared."""
+    if incident.rule == Rule.SILENCE and incident.subject == HANDOFF_SUBJECT:
+        return handoffs_cleared(incident, facts)
     if incident.rule == Rule.SILENCE:
         return silence_cleared(incident, facts)
     if incident.rule == Rule.SPIKE:
@@ -318,6 +368,7 @@ def findings(rules: AlertRuleSet, facts: BrandFacts, now: datetime) -> list[Find
     """Every brand rule whose condition holds now."""
     found = [
         check_silence(rules, facts, now),
+        check_handoffs(rules, facts, now),
         check_spike(rules, facts),
         *check_new_problems(rules, facts),
         check_capture(rules, facts, now),

@@ -167,6 +167,71 @@ def test_an_order_seen_by_both_ways_is_usual_once(brand):
     assert incident.counts["usual_orders"] == 10.2
 
 
+def handed_off(brand, *, since, minutes):
+    """One order confirmation a minute handed off to the shop's webhook (the webhook records the order)."""
+    for m in range(minutes):
+        log(brand, Outcome.SHOPIFY_HANDOFF, at=since + m * MIN)
+
+
+def test_a_webhook_that_stops_while_confirmations_are_still_handed_off_to_it_opens_its_own_silence(
+    webhook_only,
+):
+    # The Shopify webhook's last order came at T0; the thank-you page's confirmations keep arriving, each
+    # handed off to the webhook, so the brand is not silent, but those orders wait for a webhook that stopped.
+    handed_off(webhook_only, since=T0 + MIN, minutes=70)
+
+    result = evaluate(now=T0 + 71 * MIN)
+
+    assert opened(result) == [("silence", "handoff")]
+    incident = result.opened[0]
+    assert incident.counts == {
+        "handoffs": 59,
+        "via": "shopify",
+        "last_order_at": T0.isoformat(),
+        "silent_minutes": 71,
+    }
+    said = describe(incident)
+    assert said.title == "Orders stopped: Shopify webhook"
+    assert said.summary == (
+        "59 order confirmations of the last hour were handed off to Shopify webhook, but no order has come by "
+        "it for 71 min: their commissions wait for it."
+    )
+    assert "signing secret" in said.fix
+    assert said.events_query == {"endpoint": "order_confirmation", "outcome": "shopify_handoff", "ns": "live"}
+
+
+def test_handed_off_confirmations_with_their_webhook_orders_arriving_open_nothing(webhook_only):
+    for m in range(1, 71):
+        log(webhook_only, Outcome.SHOPIFY_HANDOFF, at=T0 + m * MIN)
+        log(webhook_only, Outcome.TRACKED, at=T0 + m * MIN, endpoint="shopify")
+
+    assert opened(evaluate(now=T0 + 71 * MIN)) == []
+
+
+def test_a_few_handed_off_confirmations_are_below_the_brands_threshold(webhook_only):
+    handed_off(webhook_only, since=T0 + 66 * MIN, minutes=4)  # the threshold is 5 usual orders
+
+    assert opened(evaluate(now=T0 + 70 * MIN)) == []
+
+
+def test_the_webhooks_next_order_resolves_it(webhook_only):
+    handed_off(webhook_only, since=T0 + MIN, minutes=70)
+    incident = evaluate(now=T0 + 71 * MIN).opened[0]
+    assert evaluate(now=T0 + 72 * MIN).resolved == []
+
+    log(webhook_only, Outcome.TRACKED, at=T0 + 73 * MIN, endpoint="shopify")
+
+    assert evaluate(now=T0 + 74 * MIN).resolved == [incident]
+    assert flips(incident) == ["opened", "resolved"]
+
+
+def test_turning_silence_off_turns_the_webhooks_watch_off_too(webhook_only):
+    AlertRuleSet.objects.update_or_create(brand=webhook_only, defaults={"silence_enabled": False})
+    handed_off(webhook_only, since=T0 + MIN, minutes=70)
+
+    assert opened(evaluate(now=T0 + 71 * MIN)) == []
+
+
 # --- problem spike ----------------------------------------------------------------------------------
 
 
