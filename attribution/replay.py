@@ -16,6 +16,7 @@ from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError
 
 from attribution.outcomes.endpoints import Endpoint
 from attribution.platforms import notices, receiving
+from brands.emails import EmailHash
 from brands.models import DeveloperKey
 from health.log.recording import FAULTS, EventRecord, record_resolution
 
@@ -128,6 +129,13 @@ def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, bo
     except (ValueError, RecursionError):
         return Result(Outcome.INVALID_PARAMS, say("body.replayed_unreadable")), None, False
     if entry.endpoint == Endpoint.ORDER_CONFIRMATION:
+        if (
+            entry.email_disposable
+            and isinstance(payload, dict)
+            and isinstance(payload.get("customer_email"), str)
+        ):
+            # The address's hash with the verdict taken on arrival (the body keeps only the hash).
+            payload["customer_email"] = EmailHash(payload["customer_email"], disposable=True)
         result = confirm_order(payload=payload, received_at=entry.received_at)
         return _stored_at_arrival(entry, result), None, True
     key = _key_at_arrival(entry)

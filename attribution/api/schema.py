@@ -211,7 +211,11 @@ REVIEW = dict(
         _example(
             Outcome.NOT_HELD,
             f"release order {examples.READ_ORDER}'s commission, which no rule held",
-            {"order_id": int(examples.READ_ORDER), "decision": "release", "note": "Checked: a real customer."},
+            {
+                "order_id": int(examples.READ_ORDER),
+                "decision": "release",
+                "note": "Checked: a real customer.",
+            },
         )
     ],
 )

@@ -205,12 +205,16 @@ class EventView(APIView):
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
             return  # an order confirmation of no brand over its address's limit: counted per host instead
         failed = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR)
-        kept = failed and self.replayable and faults.keep_for_replay(
-            event,
-            body=getattr(request, "raw_body", b"") or b"",
-            authorization=request.META.get("HTTP_AUTHORIZATION", ""),
-            brand_id=result.brand_id,
-            answered=str(result.outcome),
+        kept = (
+            failed
+            and self.replayable
+            and faults.keep_for_replay(
+                event,
+                body=getattr(request, "raw_body", b"") or b"",
+                authorization=request.META.get("HTTP_AUTHORIZATION", ""),
+                brand_id=result.brand_id,
+                answered=str(result.outcome),
+            )
         )
         faults.record_or_keep(event, kept_for_replay=kept)
 

@@ -36,7 +36,9 @@ def keep_for_replay(
             event=notice,
         )
     except OSError:
-        logger.critical("spool write failed: event not kept", exc_info=True, extra={"request_id": event.request_id})
+        logger.critical(
+            "spool write failed: event not kept", exc_info=True, extra={"request_id": event.request_id}
+        )
         return False
     return True
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
+from brands.emails import is_disposable
 from brands.privacy import keep_body
 
 from ..models import DeadLetter, SpoolBacklog
@@ -53,7 +54,12 @@ class SpooledEntry:
     answered: str = ""  # the outcome the caller was answered: insert_failed or handler_error
     attempts: int = 0  # replay runs that failed on it while the database answered
     document: dict = field(default_factory=dict, repr=False)
-    event: dict | None = None  # a platform's delivery as read on arrival (attribution.platforms.notices.OrderNotice)
+    event: dict | None = (
+        None  # a platform's delivery as read on arrival (attribution.platforms.notices.OrderNotice)
+    )
+    # An order confirmation's customer_email was at a throwaway domain: the verdict taken on arrival, since the
+    # body keeps only the address's hash (the disposable_email review rule, attribution.review).
+    email_disposable: bool = False
 
 
 def spool_dir() -> Path:
@@ -120,6 +126,8 @@ def keep_event(
     its `event` as read on arrival."""
     prefix, digest = key_fingerprint(authorization)
     extra = {"event": event} if event is not None else {}
+    if event is None and _disposable_address(body):
+        extra["email_disposable"] = True
     return _write(
         {
             **extra,
@@ -135,6 +143,17 @@ def keep_event(
             "key_hash": digest,
         }
     )
+
+
+def _disposable_address(body: bytes) -> bool:
+    """Whether the body's customer_email, as sent, is at a throwaway domain (brands.emails): taken before the
+    body is kept with the address hashed. A body that does not read as JSON has no address to judge."""
+    try:
+        document = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    email = document.get("customer_email") if isinstance(document, dict) else None
+    return isinstance(email, str) and "@" in email and is_disposable(email)
 
 
 def keep_record(*, endpoint: str, received_at: datetime, request_id: str, record: dict) -> Path:
@@ -179,6 +198,7 @@ def _entry(path: Path | None, doc: dict) -> SpooledEntry:
         attempts=doc.get("attempts", 0),
         document=doc,
         event=doc.get("event"),
+        email_disposable=bool(doc.get("email_disposable")),
     )
 
 
@@ -216,6 +236,7 @@ def dead_letter(entry: SpooledEntry, *, reason: str) -> DeadLetter:
             "key_hash": entry.key_hash,
             "record": entry.record,
             "event": entry.event,
+            "email_disposable": entry.email_disposable,
             "reason": reason,
             "attempts": max(entry.attempts, 1),
             "failed_at": timezone.now(),
@@ -242,6 +263,7 @@ def entry_of(letter: DeadLetter) -> SpooledEntry:
         answered=letter.answered,
         attempts=letter.attempts,
         event=letter.event,
+        email_disposable=letter.email_disposable,
     )
 
 

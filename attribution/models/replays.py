@@ -43,6 +43,8 @@ class DeadLetter(models.Model):
     # A storefront platform's delivery as the service read it once verified (attribution.platforms.receiving):
     # replayed from this, since the body kept has no signature to verify again.
     event = models.JSONField(null=True, blank=True)
+    # An order confirmation's address was at a throwaway domain (attribution.durability.spool.SpooledEntry).
+    email_disposable = models.BooleanField(default=False)
     reason = models.TextField()
     attempts = models.PositiveIntegerField(default=1)
     failed_at = models.DateTimeField(default=timezone.now)

@@ -102,7 +102,9 @@ def _judge(
     if fields is None:
         return result, None
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
-    if via_platform:  # issue 38: only a platform's order names a referring site (attribution.platforms.recording)
+    if (
+        via_platform
+    ):  # issue 38: only a platform's order names a referring site (attribution.platforms.recording)
         fields.referring_site = _referring_site(payload)
 
     if brand is None:

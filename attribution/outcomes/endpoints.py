@@ -28,7 +28,9 @@ class WayIn:
 
     name: str  # as the log keeps it
     label: str  # as the pages show it
-    brings_orders: bool = False  # its rows are orders received (the overview's and the portfolio's order figures)
+    brings_orders: bool = (
+        False  # its rows are orders received (the overview's and the portfolio's order figures)
+    )
     event_api: bool = False  # the brand's own event API: the overview always shows its line
 
 
@@ -143,7 +145,9 @@ PLATFORM_WORDS: dict[Outcome, dict[str, str]] = {
     },
 }
 # An order the platform's webhook brought, and a change it made (its change endpoint: an update or a cancel).
-PLATFORM_ORDER_WORDS = {Outcome.TRACKED: {"label": "Order attributed: commission created from the platform's order"}}
+PLATFORM_ORDER_WORDS = {
+    Outcome.TRACKED: {"label": "Order attributed: commission created from the platform's order"}
+}
 PLATFORM_CHANGE_WORDS = {
     Outcome.TRACKED: {
         "label": "Took effect: the commission followed the platform's order (its amount, or its cancel)"
@@ -176,6 +180,7 @@ def remove_platform(name: str) -> None:
     if name in ORDER_ENDPOINTS:
         ORDER_ENDPOINTS.remove(name)
 
+
 def info(outcome: Outcome | str, endpoint: str = "") -> OutcomeInfo | None:
     """The status, label and fix of `outcome` as `endpoint` answered it; None for a code this service
     never gives (an old row)."""
@@ -185,5 +190,3 @@ def info(outcome: Outcome | str, endpoint: str = "") -> OutcomeInfo | None:
         return None
     overrides = BY_ENDPOINT.get((outcome, str(endpoint)))
     return replace(OUTCOMES[outcome], **overrides) if overrides else OUTCOMES[outcome]
-
-

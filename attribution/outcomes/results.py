@@ -22,7 +22,9 @@ class Result:
     warnings: list = field(default_factory=list)
     status: int | None = None
     data: dict | None = None
-    recorded: bool = False  # its outcome row is written (with the service's own rows, attribution.orders.store)
+    recorded: bool = (
+        False  # its outcome row is written (with the service's own rows, attribution.orders.store)
+    )
 
     def set(self, outcome: Outcome, text: str) -> "Result":
         """Decide the outcome and its sentence; returns the result, so a service can `return result.set(...)`."""

@@ -48,4 +48,3 @@ def unreadable(notice: OrderNotice, *, zero_amount: bool) -> Result | None:
 
 def refused(notice: OrderNotice, outcome: Outcome, name: str, problem: str) -> Result:
     return answered_200(result_of(notice, outcome, f"{name} {problem}."))
-

@@ -10,6 +10,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from attribution.parsing import shown_order_id
+from brands.emails import EmailHash, verdict
 
 
 class Action(StrEnum):
@@ -72,6 +73,8 @@ class OrderNotice:
                 moment = getattr(self.order, name)
                 data["order"][name] = moment.isoformat() if moment else None
             data["order"]["amount"] = _text(self.order.amount)
+            # The throwaway-domain verdict the hash carries (brands.emails): JSON keeps only the hash's text.
+            data["order"]["email_disposable"] = verdict(self.order.email)
             data["order"]["order_id"] = _text(self.order.order_id)
         return data
 
@@ -82,6 +85,8 @@ class OrderNotice:
         if order is not None:
             for name in ("placed_at", "changed_at"):
                 order[name] = datetime.fromisoformat(order[name]) if order.get(name) else None
+            if order.pop("email_disposable", False) and order.get("email"):
+                order["email"] = EmailHash(order["email"], disposable=True)
             order = PlatformOrder(**order)
         return cls(**{**data, "action": Action(data["action"]), "order": order})
 

@@ -124,4 +124,3 @@ def _in_one_statement(notice: OrderNotice, receipt: Receipt | None) -> bool:
         and notice.refusal is None
         and notice.action == Action.RECORD
     )
-

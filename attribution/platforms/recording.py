@@ -30,7 +30,10 @@ _shopper = SelectStatement(
     f"FROM {KnownShopper._meta.db_table} shopper JOIN {Creator._meta.db_table} creator "
     "ON creator.id = shopper.creator_id WHERE shopper.brand_id = %s AND shopper.email_hash = %s "
     "AND creator.is_active",
-    extra={"creator_name": "creator.name", "creator_email_hash": "creator.email_hash"},  # issue 38: self_referral
+    extra={
+        "creator_name": "creator.name",
+        "creator_email_hash": "creator.email_hash",
+    },  # issue 38: self_referral
 )
 
 

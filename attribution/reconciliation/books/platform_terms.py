@@ -8,7 +8,9 @@ from attribution.platforms import shopify, woocommerce
 
 CLICK_ATTRIBUTE = CLICK_ID_NAME  # the note/cart attribute sms-click.js writes on a Shopify storefront
 
-SHOPIFY_STATUSES = {"": False} | dict.fromkeys(shopify.PAID_FOR, False) | dict.fromkeys(shopify.NOT_PAID_FOR, True)
+SHOPIFY_STATUSES = (
+    {"": False} | dict.fromkeys(shopify.PAID_FOR, False) | dict.fromkeys(shopify.NOT_PAID_FOR, True)
+)
 WOO_STATUSES = (
     {"": False}
     | dict.fromkeys(woocommerce.PAID | {woocommerce.ON_HOLD}, False)

@@ -35,7 +35,9 @@ def _order(prop, **fields):
 def spooled(api, prop, monkeypatch):
     """One order spooled because its insert failed."""
     with monkeypatch.context() as patch:
-        patch.setattr("attribution.orders.store.write_order", _refuse("server closed the connection unexpectedly"))
+        patch.setattr(
+            "attribution.orders.store.write_order", _refuse("server closed the connection unexpectedly")
+        )
         assert api.post(ORDER_PATH, _order(prop)).json()["outcome"] == "insert_failed"
     [entry] = spool.pending()
     return entry

@@ -1336,7 +1336,9 @@ def stored_with_its_record(*rows: str) -> list[str]:
 def test_a_tracked_order_costs_one_read_and_one_write(confirm, prop, creator, django_assert_max_num_queries):
     click = click_on(prop, creator=creator)
     # A warm process: it has read the brand's review settings (attribution.review.config) once.
-    answer(confirm(order(orderId="WARM-UP", clickId=click_on(prop, creator=creator).click_id)), 200, "tracked")
+    answer(
+        confirm(order(orderId="WARM-UP", clickId=click_on(prop, creator=creator).click_id)), 200, "tracked"
+    )
 
     with django_assert_max_num_queries(4 + TRANSACTION + THROTTLE) as captured:
         answer(confirm(order(orderId="A-1001", clickId=click.click_id)), 200, "tracked")

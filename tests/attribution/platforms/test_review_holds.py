@@ -3,11 +3,16 @@
 order attribution recorded, the disposable_email rule the verdict taken on the platform's address before it
 was hashed."""
 
+import json
+
 import pytest
 
+from attribution.durability import spool
 from attribution.models import Commission, CommissionHold, Order, ReviewSettings
+from attribution.replay import replay_all
 from tests.attribution.platforms.payloads import shopify_order, woocommerce_order
-from tests.factories import DiscountCodeFactory
+from tests.factories import ClickFactory, DiscountCodeFactory
+from tests.faults import failing_writes_to
 
 pytestmark = pytest.mark.django_db
 
@@ -83,5 +88,22 @@ def test_a_platform_order_from_a_throwaway_address_is_held(shopify, shop, prop, 
     DiscountCodeFactory(brand=prop.brand, code="ANA10", creator=creator)
 
     shopify("orders/create", leaked("", email="someone@mailinator.com"))
+
+    assert CommissionHold.objects.get().rule == "disposable_email"
+
+
+def test_a_spooled_platform_order_from_a_throwaway_address_is_held_when_replayed(
+    shopify, shop, prop, creator
+):
+    click = ClickFactory(property=prop, creator=creator)
+    with failing_writes_to("attribution_order"):
+        shopify(
+            "orders/create",
+            shopify_order(note_attributes=[("sms_click_id", click.click_id)], email="someone@mailinator.com"),
+        )
+    [entry] = spool.pending()
+    assert "mailinator" not in json.dumps(entry.document)
+
+    replay_all()
 
     assert CommissionHold.objects.get().rule == "disposable_email"

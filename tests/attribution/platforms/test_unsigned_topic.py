@@ -59,7 +59,9 @@ def test_order_deleted_of_an_order_this_site_never_delivered_cancels_nothing(woo
     assert Commission.objects.get().state == "pending"
 
 
-def test_order_deleted_from_another_site_of_the_brand_cancels_nothing(woocommerce, site, brand, prop, creator):
+def test_order_deleted_from_another_site_of_the_brand_cancels_nothing(
+    woocommerce, site, brand, prop, creator
+):
     click = ClickFactory(property=prop, creator=creator)
     woocommerce("order.created", woocommerce_order(meta=[("sms_click_id", click.click_id)]))
     outlet = PropertyFactory(brand=brand, host="outlet.acme.example")
