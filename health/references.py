@@ -18,7 +18,7 @@ from django.apps import apps
 from django.db import models
 
 # The column that dates a row, by preference; a model without one is checked whole.
-TIME_COLUMNS = ("received_at", "created_at", "changed_at")
+TIME_COLUMNS = ("received_at", "created_at", "changed_at", "held_at")
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,19 @@ class PlatformDelivery(models.Model):
 
     # The connection's brand when the delivery came: every table of a brand's data is keyed by its brand, so
     # it can be partitioned or sharded by brand (docs/scaling.md).
-    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    # Neither is checked by the database per delivery (health.references checks them daily): the receiver names
+    # the connection it just read and its brand, and a check would lock both rows under every concurrent
+    # delivery of the shop (a platform sends many at once; MultiXacts, docs/performance.md). Deleting a
+    # connection or a brand still deletes its deliveries (Django's collector).
+    brand = models.ForeignKey(
+        Brand, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False
+    )
     connection = models.ForeignKey(
-        PlatformConnection, on_delete=models.CASCADE, related_name="deliveries", db_index=False
+        PlatformConnection,
+        on_delete=models.CASCADE,
+        related_name="deliveries",
+        db_index=False,
+        db_constraint=False,
     )  # the indexes below start with brand or connection
     # Shopify's X-Shopify-Webhook-Id (the same on every retry); WooCommerce's X-WC-Webhook-Delivery-ID with
     # the body's digest (WooCommerce derives its id from the webhook and the second it was sent).

@@ -24,12 +24,15 @@ def test_it_checks_exactly_the_references_left_to_the_code():
         "attribution.AmountChange.brand",
         "attribution.Commission.brand",
         "attribution.Commission.creator",
+        "attribution.CommissionHold.brand",
         "attribution.CommissionStateChange.brand",
         "attribution.Order.brand",
         "attribution.Order.click",
         "attribution.Order.creator",
         "attribution.Order.discount_code",
         "attribution.Order.property",
+        "attribution.PlatformDelivery.brand",
+        "attribution.PlatformDelivery.connection",
         "health.OutcomeEvent.brand",
     ]
 
