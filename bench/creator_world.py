@@ -75,6 +75,8 @@ def fill_creators(brand, *, orders: int, clicks: int) -> None:
                 rate_percent=Decimal("10"),
                 created_at=o.received_at,
                 updated_at=o.received_at,
+                attribution=o.attribution,
+                is_returning_customer=o.is_returning_customer,
             )
             for k, o in enumerate(made)
         )
