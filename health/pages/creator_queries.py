@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db import connection
 from django.db.models import Count, Q, Sum
 
 from attribution.models import Click, Commission
@@ -59,7 +60,7 @@ class Money:
 class Counts:
     """The counts of one creator's orders (or the brand's), whatever their currency."""
 
-    orders: int = 0  # attributed orders received in the period
+    orders: int = 0  # attributed orders of the period (their commissions created in it)
     by_click: int = 0
     by_code: int = 0
     by_shopper: int = 0
@@ -127,12 +128,13 @@ class CreatorTable:
     currencies: list[str]
 
 
-def figures_by(commissions, *keys: str, refunds: dict | None = None):
+def figures_by(commissions, *keys: str, refunds: dict | None = None) -> list[tuple]:
     """Counts and money of `commissions` grouped by `keys` (plus the currency): one grouped query over the
-    commissions alone, which carry their order's path and shopper. `refunds`: the review figures' refund
-    counts (attribution.review.figures.refund_counts), added to the same pass."""
+    commissions alone, which carry their order's path and shopper. Each row is the keys, the currency and
+    the figures `_split` reads. `refunds`: the review figures' refund counts
+    (attribution.review.figures.refund_counts), added to the same pass after them."""
     standing = ~Q(state=State.CANCELLED)
-    return (
+    return _rows(
         commissions.order_by()
         .values(*keys, "currency")
         .annotate(
@@ -152,24 +154,27 @@ def figures_by(commissions, *keys: str, refunds: dict | None = None):
     )
 
 
-def _split(row: dict) -> tuple[Counts, Money]:
-    counts = Counts(
-        orders=row["orders"],
-        by_click=row["by_click"],
-        by_code=row["by_code"],
-        by_shopper=row["by_shopper"],
-        returning=row["returning"],
-        judged=row.get("judged", 0),
-        cancelled=row.get("cancelled", 0),
+def _rows(grouped) -> list[tuple]:
+    """A grouped query's rows as tuples. On PostgreSQL read from the cursor as psycopg returns them (ints and
+    Decimals already): Django's converters would call a function for each of their values, thousands of rows
+    on a large brand's page (docs/performance.md). Elsewhere (SQLite keeps decimals as numbers) through
+    Django's."""
+    if connection.vendor != "postgresql":
+        return list(grouped.values_list(*grouped.query.values_select, *grouped.query.annotation_select))
+    sql, params = grouped.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _split(figures) -> tuple[Counts, Money]:
+    """A row of figures_by after its keys and currency: its counts and its money."""
+    orders, by_click, by_code, by_shopper, returning, standing, revenue, earned, pending, held, paid = (
+        figures[:11]
     )
-    money = Money(
-        revenue=row["revenue"] or ZERO,
-        standing=row["standing"],
-        earned=row["earned"] or ZERO,
-        pending=row["pending"] or ZERO,
-        held=row["held"] or ZERO,
-        paid=row["paid"] or ZERO,
-    )
+    judged, cancelled = figures[11:] or (0, 0)
+    counts = Counts(orders, by_click, by_code, by_shopper, returning, judged, cancelled)
+    money = Money(revenue or ZERO, standing, earned or ZERO, pending or ZERO, held or ZERO, paid or ZERO)
     return counts, money
 
 
@@ -200,14 +205,16 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
     currencies = set()
     span = {"since": period.start, "until": period.end, "is_test": is_test}
     commissions = figures.commissions_of(brand.pk, **span)
-    for row in figures_by(commissions, "creator_id", refunds=figures.refund_counts(brand.pk)):
-        line = rows.get(row["creator_id"])
+    for creator_id, currency, *values in figures_by(
+        commissions, "creator_id", refunds=figures.refund_counts(brand.pk)
+    ):
+        line = rows.get(creator_id)
         if line is None:  # a creator deleted since: her commissions keep her (PROTECT), so never
             continue
-        counts, money = _split(row)
+        counts, money = _split(values)
         line.counts.add(counts)
-        line.money[row["currency"]] = money  # one row per creator and currency
-        currencies.add(row["currency"])
+        line.money[currency] = money  # one row per creator and currency
+        currencies.add(currency)
     # The code-only share as the review rules compute it (one home: attribution.review.figures), read for the
     # whole period (a code's share over all its orders of it).
     for share in figures.code_shares(brand.pk, recent=None, **span).values():
@@ -230,6 +237,6 @@ def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
         brand__in=brands, is_test=False, created_at__gte=period_start, created_at__lt=now
     )
     out: dict[int, dict[str, Money]] = defaultdict(dict)
-    for row in figures_by(commissions, "brand_id"):
-        out[row["brand_id"]][row["currency"]] = _split(row)[1]
+    for brand_id, currency, *values in figures_by(commissions, "brand_id"):
+        out[brand_id][currency] = _split(values)[1]
     return out
