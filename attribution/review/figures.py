@@ -78,14 +78,17 @@ def refund_counts(brand_id: int) -> dict:
     needs (per creator here, per creator and currency on the Creators page, in the same pass as its other
     figures): `judged`, the commissions the rate counts, and `cancelled`, those of them cancelled or
     refunded. A commission a reviewer rejected is in neither: it is cancelled, but not a refund. The
-    rejected ones are read once, hashed, and looked up for each commission (a reviewer's decisions: few)."""
-    rejected = CommissionHold.objects.filter(
-        brand_id=brand_id, decision=CommissionHold.Decision.REJECTED
-    ).values("commission_id")
-    counted = ~Q(pk__in=rejected)
+    rejected ones are read once and hashed (a reviewer's decisions: few), and looked up for the cancelled
+    commissions only (a rejection cancels: attribution.review.decisions), the state being tested first."""
+    cancelled = Q(state=Commission.State.CANCELLED)
+    rejected = Q(
+        pk__in=CommissionHold.objects.filter(
+            brand_id=brand_id, decision=CommissionHold.Decision.REJECTED
+        ).values("commission_id")
+    )
     return {
-        "judged": Count("id", filter=counted),
-        "cancelled": Count("id", filter=counted & Q(state=Commission.State.CANCELLED)),
+        "judged": Count("id") - Count("id", filter=cancelled & rejected),
+        "cancelled": Count("id", filter=cancelled & ~rejected),
     }
 
 
