@@ -132,13 +132,18 @@ def main() -> None:
         "evaluation are skipped)",
     )
     parser.add_argument("--rounds", type=int, default=1, help="with --only: how many rounds to time")
+    parser.add_argument(
+        "--rebuild-creators",
+        action="store_true",
+        help="drop both brands' creator programs and write them again (a world made by an older bench)",
+    )
     args = parser.parse_args()
     setup_django()
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
 
-    from bench.creator_world import fill_creators
+    from bench.creator_world import drop_creators, fill_creators
     from brands.models import Brand
     from health.log.rollup import roll_up
 
@@ -147,6 +152,9 @@ def main() -> None:
     fill(large, args.events)
     fill(small, SMALL)
     # The Creators page: 1,000 creators each; the small brand's orders as many as its events.
+    if args.rebuild_creators:
+        drop_creators(large)
+        drop_creators(small)
     fill_creators(large, orders=args.creator_orders, clicks=2 * args.creator_orders)
     fill_creators(small, orders=SMALL, clicks=2 * SMALL)
     started = time.perf_counter()

@@ -198,6 +198,8 @@ def _store(orders, creator, Order, Commission, at) -> None:
             rate_percent=Decimal("10"),
             created_at=at,
             updated_at=at,
+            attribution=o.attribution,
+            is_returning_customer=o.is_returning_customer,
         )
         for o in stored
     )

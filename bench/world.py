@@ -123,9 +123,10 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
                     RETURNING id
                 )
                 INSERT INTO attribution_commission (brand_id, order_id, creator_id, is_test, state,
-                    order_amount, amount, currency, rate_percent, created_at, updated_at)
+                    order_amount, amount, currency, rate_percent, created_at, updated_at, attribution,
+                    is_returning_customer)
                 SELECT %(brand)s, orders.id, (%(creators)s::bigint[])[1 + orders.id %% 20], false, 'pending',
-                       100, 10, 'USD', 10, %(now)s, %(now)s
+                       100, 10, 'USD', 10, %(now)s, %(now)s, 'none', false
                 FROM orders
                 """,
                 {

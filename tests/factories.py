@@ -108,6 +108,8 @@ class CommissionFactory(factory.django.DjangoModelFactory):
     currency = factory.SelfAttribute("order.currency")
     rate_percent = Decimal("10")
     amount = Decimal("10.00")
+    attribution = factory.SelfAttribute("order.attribution")
+    is_returning_customer = factory.SelfAttribute("order.is_returning_customer")
 
 
 def issue_key(brand, name="test key"):

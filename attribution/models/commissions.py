@@ -7,7 +7,7 @@ from django.utils import timezone
 from brands.models import Brand, Creator
 from config.lib.statements import Row, write_guarded
 
-from .orders import Order
+from .orders import Attribution, Order
 
 
 class Commission(models.Model):
@@ -73,6 +73,11 @@ class Commission(models.Model):
     # The amount paid out, frozen at payment: a paid statement's figures never move. Later changes
     # move `amount` and are billed as adjustments.
     paid_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
+    # The order's, copied when the commission is created with it (attribution.orders.decision.rows_to_store,
+    # every way in) and never changed since, as the order's are not: what attributed the order and whether
+    # its shop said the shopper had ordered before. The Creators page counts them from this table alone.
+    attribution = models.CharField(max_length=8, choices=Attribution.choices)
+    is_returning_customer = models.BooleanField()
 
     class Meta:
         constraints = [
@@ -103,12 +108,17 @@ class Commission(models.Model):
             ),
             models.CheckConstraint(name="commission_amount_not_negative", condition=models.Q(amount__gte=0)),
             models.CheckConstraint(
+                name="commission_attribution_valid", condition=models.Q(attribution__in=Attribution.values)
+            ),
+            models.CheckConstraint(
                 name="commission_order_amount_not_negative", condition=models.Q(order_amount__gte=0)
             ),
         ]
         indexes = [
-            # Admin, statements: a brand's commissions by state.
-            models.Index(fields=["brand", "state", "created_at"], name="commission_brand_state_idx"),
+            # A brand's commissions of a period, live and test apart: the Creators page and the portfolio
+            # (health.pages.creator_queries), the review figures (attribution.review.figures), the admin.
+            # Commissions are written in time order, so a period's rows sit together in the table.
+            models.Index(fields=["brand", "is_test", "created_at"], name="commission_brand_time_idx"),
             # lock_commissions: pending live commissions in id order (a small part of the table).
             models.Index(
                 fields=["id"],

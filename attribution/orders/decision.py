@@ -200,6 +200,9 @@ def rows_to_store(*, brand, resolution, fields, decision, received_at) -> tuple[
             "amount": commission_amount(fields.amount, rate, fields.currency),
             "created_at": received_at,
             "updated_at": received_at,
+            # The order's, kept on the commission for the Creators page (attribution.models.Commission).
+            "attribution": decision.attribution,
+            "is_returning_customer": fields.is_returning_customer,
         }
         # issue 38: the review rules, in the decision of every way in (docs/review.md); a flagged commission
         # is created held, with each hold's evidence in the order's trace.

@@ -71,6 +71,8 @@ _FROM_ORDER = {
     "currency": "new_order.currency",
     "created_at": "new_order.received_at",
     "updated_at": "new_order.received_at",
+    "attribution": "new_order.attribution",
+    "is_returning_customer": "new_order.is_returning_customer",
 }
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
@@ -99,7 +101,8 @@ def statement(
             f"""WITH new_order AS (
     INSERT INTO {Order._meta.db_table} ({_ORDER.names}) VALUES ({_ORDER.placeholders()})
     ON CONFLICT (brand_id, order_id, is_test) DO NOTHING
-    RETURNING id, brand_id, order_id, creator_id, is_test, amount, currency, received_at
+    RETURNING id, brand_id, order_id, creator_id, is_test, amount, currency, received_at, attribution,
+        is_returning_customer
 )"""
         ]
         if claim:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from brands.models import Creator, DiscountCode
@@ -64,17 +64,32 @@ class CodeShare:
         return self.normal_code_only / self.normal_orders if self.normal_orders else 0.0
 
 
-def _commissions(brand_id: int, since: datetime, until: datetime, is_test: bool = False):
-    # commission_brand_state_idx (brand, state, created_at) serves the brand's range.
-    rejected = CommissionHold.objects.filter(
-        commission_id=OuterRef("pk"), decision=CommissionHold.Decision.REJECTED
-    )
+def commissions_of(brand_id: int, *, since: datetime, until: datetime, is_test: bool = False):
+    """The brand's commissions created in [since, until), in one namespace: the orders every refund figure counts,
+    and the Creators page's (health.pages.creator_queries). commission_brand_time_idx (brand, test, time) reads
+    the range; commissions are written in time order, so the period's rows sit together in the table."""
     return Commission.objects.filter(
         brand_id=brand_id, is_test=is_test, created_at__gte=since, created_at__lt=until
-    ).exclude(Exists(rejected))
+    )
 
 
-_CANCELLED = Count("id", filter=Q(state=Commission.State.CANCELLED))
+def refund_counts(brand_id: int) -> dict:
+    """The refund figure's two counts as aggregates over `commissions_of`, to be grouped as the caller
+    needs (per creator here, per creator and currency on the Creators page, in the same pass as its other
+    figures): `judged`, the commissions the rate counts, and `cancelled`, those of them cancelled or
+    refunded. A commission a reviewer rejected is in neither: it is cancelled, but not a refund. The
+    rejected ones are read once and hashed (a reviewer's decisions: few), and looked up for the cancelled
+    commissions only (a rejection cancels: attribution.review.decisions), the state being tested first."""
+    cancelled = Q(state=Commission.State.CANCELLED)
+    rejected = Q(
+        pk__in=CommissionHold.objects.filter(
+            brand_id=brand_id, decision=CommissionHold.Decision.REJECTED
+        ).values("commission_id")
+    )
+    return {
+        "judged": Count("id") - Count("id", filter=cancelled & rejected),
+        "cancelled": Count("id", filter=cancelled & ~rejected),
+    }
 
 
 def brand_refund_rate(
@@ -82,8 +97,10 @@ def brand_refund_rate(
 ) -> RefundFigure:
     """The brand's attributed orders of the period and how many were cancelled or refunded (`is_test`: of
     its test orders, for the Creators page's test view; the rules read live ones)."""
-    counts = _commissions(brand_id, since, until, is_test).aggregate(orders=Count("id"), cancelled=_CANCELLED)
-    return RefundFigure(orders=counts["orders"], cancelled=counts["cancelled"])
+    counts = commissions_of(brand_id, since=since, until=until, is_test=is_test).aggregate(
+        **refund_counts(brand_id)
+    )
+    return RefundFigure(orders=counts["judged"], cancelled=counts["cancelled"])
 
 
 def creator_refund_rates(
@@ -92,14 +109,14 @@ def creator_refund_rates(
     """Per creator (or one): her attributed orders of the period and how many were cancelled or refunded.
     Grouped by the creator's id alone (her name is not joined to every commission): the names of the few a
     rule flags are read with them (refund_outliers)."""
-    rows = _commissions(brand_id, since, until, is_test)
+    rows = commissions_of(brand_id, since=since, until=until, is_test=is_test)
     if creator_id is not None:
         rows = rows.filter(creator_id=creator_id)
     return {
         row["creator_id"]: RefundFigure(
-            orders=row["orders"], cancelled=row["cancelled"], creator_id=row["creator_id"]
+            orders=row["judged"], cancelled=row["cancelled"], creator_id=row["creator_id"]
         )
-        for row in rows.values("creator_id").order_by().annotate(orders=Count("id"), cancelled=_CANCELLED)
+        for row in rows.values("creator_id").order_by().annotate(**refund_counts(brand_id))
     }
 
 

@@ -126,10 +126,10 @@ WITH source AS ({lookup}
     RETURNING id, outcome, creator_id
 ), new_commission AS (
     INSERT INTO {t.commission} (brand_id, order_id, creator_id, is_test, state, order_amount,
-        amount, currency, rate_percent, created_at, updated_at)
+        amount, currency, rate_percent, created_at, updated_at, attribution, is_returning_customer)
     SELECT %(brand_id)s::bigint, id, creator_id, %(is_test)s::boolean, 'pending', %(amount)s::numeric,
            %(commission)s::numeric, %(currency)s::varchar, %(rate)s::numeric,
-           %(received_at)s::timestamptz, %(received_at)s::timestamptz
+           %(received_at)s::timestamptz, %(received_at)s::timestamptz, '{attribution}', %(returning)s::boolean
     FROM new_order WHERE outcome = 'tracked'
 ), decided (outcome, status, text) AS (
     SELECT outcome::varchar, 200,

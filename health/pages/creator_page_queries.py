@@ -1,6 +1,7 @@
 """Reads behind one creator's page (/health/creators/<id>/): her days, codes, links and latest orders for a
-period, each one grouped query (docs/health.md, "A creator's page"). Her orders are found through her
-commissions (the creator's foreign-key index), not by a scan of the brand's."""
+period, each one grouped query (docs/health.md, "A creator's page"). Her orders of the period are her
+commissions created in it, as on the Creators page (the creator's foreign-key index), not a scan of the
+brand's orders."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from health.alerts.models import Incident
 from health.pages.creator_period import LocalPeriod
 
 LATEST_ORDERS = 25
-STANDING = ~Q(commission__state=Commission.State.CANCELLED)
+STANDING = ~Q(state=Commission.State.CANCELLED)
 
 
 def find_creator(visible_brands, *, pk: int) -> Creator | None:
@@ -26,13 +27,13 @@ def find_creator(visible_brands, *, pk: int) -> Creator | None:
     return Creator.objects.select_related("brand").filter(pk=pk, brand__in=visible_brands).first()
 
 
-def her_orders(creator: Creator, period: LocalPeriod, *, is_test: bool):
-    return Order.objects.filter(
-        commission__creator=creator,
+def her_commissions(creator: Creator, period: LocalPeriod, *, is_test: bool):
+    return Commission.objects.filter(
+        creator=creator,
         brand_id=creator.brand_id,
         is_test=is_test,
-        received_at__gte=period.start,
-        received_at__lt=period.end,
+        created_at__gte=period.start,
+        created_at__lt=period.end,
     )
 
 
@@ -47,11 +48,11 @@ def daily(creator: Creator, period: LocalPeriod, *, is_test: bool) -> list[Day]:
     """Every day of the period (the reader's days), with her orders and revenue."""
     days = {d: Day(d) for d in period.days}
     rows = (
-        her_orders(creator, period, is_test=is_test)
-        .annotate(day=TruncDate("received_at", tzinfo=period.zone))
+        her_commissions(creator, period, is_test=is_test)
+        .annotate(day=TruncDate("created_at", tzinfo=period.zone))
         .order_by()
         .values("day", "currency")
-        .annotate(n=Count("pk"), revenue=Sum("commission__order_amount", filter=STANDING))
+        .annotate(n=Count("pk"), revenue=Sum("order_amount", filter=STANDING))
     )
     for row in rows:
         day = days.get(row["day"])
@@ -87,14 +88,14 @@ def codes(creator: Creator, period: LocalPeriod, *, is_test: bool) -> list[CodeF
             found[share.code_id].carried = share.recent_orders
             found[share.code_id].attributed = share.recent_code_only
     rows = (
-        her_orders(creator, period, is_test=is_test)
-        .filter(STANDING, attribution="code", discount_code__in=list(found))
+        her_commissions(creator, period, is_test=is_test)
+        .filter(STANDING, attribution="code", order__discount_code__in=list(found))
         .order_by()
-        .values("discount_code_id", "currency")
-        .annotate(revenue=Sum("commission__order_amount"))
+        .values("order__discount_code_id", "currency")
+        .annotate(revenue=Sum("order_amount"))
     )
     for row in rows:
-        found[row["discount_code_id"]].revenue[row["currency"]] = row["revenue"]
+        found[row["order__discount_code_id"]].revenue[row["currency"]] = row["revenue"]
     return list(found.values())
 
 

@@ -1,17 +1,20 @@
 """Reads behind the Creators page and its CSV (docs/health.md, "Creators"): every creator of a brand on one
 row for a period, from a fixed number of grouped queries however many creators the brand has.
 
-An order counts in the period it was received in (its commission is created with it). Its figures are read
-from its commission as it is now: a cancel or an update after the period still moves them.
+An attributed order counts in the period its commission was created in: when the order was received, or for
+an order joined by its platform's webhook, when the second of its two arrivals came (docs/health.md). Its
+figures are read from its commission as it is now (the commission keeps the order's path and shopper): a
+cancel or an update after the period still moves them.
 """
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db import connection
 from django.db.models import Count, Q, Sum
 
-from attribution.models import Click, Commission, Order
+from attribution.models import Click, Commission
 from attribution.review import figures
 from brands.models import Brand, Creator
 from health.pages.creator_period import LocalPeriod
@@ -33,9 +36,11 @@ class Money:
     pending: Decimal = ZERO
     held: Decimal = ZERO
     paid: Decimal = ZERO  # the amounts statements paid, of commissions not cancelled since
-    commission: Decimal = (
-        ZERO  # every commission not cancelled (pending, held, locked, paid), at its amount now
-    )
+
+    @property
+    def commission(self) -> Decimal:
+        """Every commission not cancelled (pending, held, locked, paid), at its amount now."""
+        return self.earned + self.pending + self.held
 
     @property
     def average(self) -> Decimal | None:
@@ -49,14 +54,13 @@ class Money:
         self.pending += other.pending
         self.held += other.held
         self.paid += other.paid
-        self.commission += other.commission
 
 
 @dataclass
 class Counts:
     """The counts of one creator's orders (or the brand's), whatever their currency."""
 
-    orders: int = 0  # attributed orders received in the period
+    orders: int = 0  # attributed orders of the period (their commissions created in it)
     by_click: int = 0
     by_code: int = 0
     by_shopper: int = 0
@@ -124,24 +128,14 @@ class CreatorTable:
     currencies: list[str]
 
 
-def attributed_orders(brand: Brand, period: LocalPeriod, *, is_test: bool):
-    """The brand's orders of the period with a commission (attributed), in one namespace. Served by
-    order_brand_time_idx (brand, -received_at); the commission is joined by its unique order."""
-    return Order.objects.filter(
-        brand=brand,
-        is_test=is_test,
-        received_at__gte=period.start,
-        received_at__lt=period.end,
-        commission__isnull=False,
-    )
-
-
-def figures_by(orders, *keys: str):
-    """Counts and money of `orders` grouped by `keys` (plus the currency): one grouped query."""
-    state = "commission__state"
-    standing = ~Q(**{state: State.CANCELLED})
-    return (
-        orders.order_by()
+def figures_by(commissions, *keys: str, refunds: dict | None = None) -> list[tuple]:
+    """Counts and money of `commissions` grouped by `keys` (plus the currency): one grouped query over the
+    commissions alone, which carry their order's path and shopper. Each row is the keys, the currency and
+    the figures `_split` reads. `refunds`: the review figures' refund counts
+    (attribution.review.figures.refund_counts), added to the same pass after them."""
+    standing = ~Q(state=State.CANCELLED)
+    return _rows(
+        commissions.order_by()
         .values(*keys, "currency")
         .annotate(
             orders=Count("pk"),
@@ -150,40 +144,45 @@ def figures_by(orders, *keys: str):
             by_shopper=Count("pk", filter=Q(attribution="shopper")),
             returning=Count("pk", filter=Q(is_returning_customer=True)),
             standing=Count("pk", filter=standing),
-            revenue=Sum("commission__order_amount", filter=standing),
-            earned=Sum("commission__amount", filter=Q(**{f"{state}__in": EARNED})),
-            pending=Sum("commission__amount", filter=Q(**{state: State.PENDING})),
-            held=Sum("commission__amount", filter=Q(**{state: State.HELD})),
-            paid=Sum("commission__paid_amount", filter=Q(**{state: State.PAID})),
-            commission=Sum("commission__amount", filter=standing),
+            revenue=Sum("order_amount", filter=standing),
+            earned=Sum("amount", filter=Q(state__in=EARNED)),
+            pending=Sum("amount", filter=Q(state=State.PENDING)),
+            held=Sum("amount", filter=Q(state=State.HELD)),
+            paid=Sum("paid_amount", filter=Q(state=State.PAID)),
+            **(refunds or {}),
         )
     )
 
 
-def _split(row: dict) -> tuple[Counts, Money]:
-    counts = Counts(
-        orders=row["orders"],
-        by_click=row["by_click"],
-        by_code=row["by_code"],
-        by_shopper=row["by_shopper"],
-        returning=row["returning"],
+def _rows(grouped) -> list[tuple]:
+    """A grouped query's rows as tuples. On PostgreSQL read from the cursor as psycopg returns them (ints and
+    Decimals already): Django's converters would call a function for each of their values, thousands of rows
+    on a large brand's page (docs/performance.md). Elsewhere (SQLite keeps decimals as numbers) through
+    Django's."""
+    if connection.vendor != "postgresql":
+        return list(grouped.values_list(*grouped.query.values_select, *grouped.query.annotation_select))
+    sql, params = grouped.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _split(figures) -> tuple[Counts, Money]:
+    """A row of figures_by after its keys and currency: its counts and its money."""
+    orders, by_click, by_code, by_shopper, returning, standing, revenue, earned, pending, held, paid = (
+        figures[:11]
     )
-    money = Money(
-        revenue=row["revenue"] or ZERO,
-        standing=row["standing"],
-        earned=row["earned"] or ZERO,
-        pending=row["pending"] or ZERO,
-        held=row["held"] or ZERO,
-        paid=row["paid"] or ZERO,
-        commission=row["commission"] or ZERO,
-    )
+    judged, cancelled = figures[11:] or (0, 0)
+    counts = Counts(orders, by_click, by_code, by_shopper, returning, judged, cancelled)
+    money = Money(revenue or ZERO, standing, earned or ZERO, pending or ZERO, held or ZERO, paid or ZERO)
     return counts, money
 
 
 def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> CreatorTable:
     """One row per creator of the brand (those without orders too), and the brand's totals, in a fixed number
-    of queries: the creators, the clicks per creator (live only), the orders' figures per creator and
-    currency, and the review figures per creator (refund rate) and per code (code-only share)."""
+    of queries: the creators, the clicks per creator (live only), the commissions' figures per creator and
+    currency with the review figures' refund counts in the same pass, and the codes with their code-only
+    shares."""
     rows = {
         pk: CreatorRow(pk, name, is_active, clicks=None if is_test else 0)
         for pk, name, is_active in Creator.objects.filter(brand=brand)
@@ -191,27 +190,37 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
         .values_list("pk", "name", "is_active")
     }
     if not is_test:
-        # click_creator_period_idx (brand, clicked_at, with the creator): counted from the index alone.
+        # click_creator_period_idx (brand, clicked_at, with the creator): counted from the index alone, so
+        # COUNT(*): counting the ids would read every click's row for its id.
         for creator_id, n in (
             Click.objects.filter(brand=brand, clicked_at__gte=period.start, clicked_at__lt=period.end)
             .order_by()
             .values("creator_id")
-            .annotate(n=Count("pk"))
+            .annotate(n=Count("*"))
             .values_list("creator_id", "n")
         ):
             if creator_id in rows:
                 rows[creator_id].clicks = n
     totals = CreatorRow(None, "All creators", clicks=None if is_test else 0)
     currencies = set()
-    for row in figures_by(attributed_orders(brand, period, is_test=is_test), "commission__creator_id"):
-        line = rows.get(row["commission__creator_id"])
+    span = {"since": period.start, "until": period.end, "is_test": is_test}
+    commissions = figures.commissions_of(brand.pk, **span)
+    for creator_id, currency, *values in figures_by(
+        commissions, "creator_id", refunds=figures.refund_counts(brand.pk)
+    ):
+        line = rows.get(creator_id)
         if line is None:  # a creator deleted since: her commissions keep her (PROTECT), so never
             continue
-        counts, money = _split(row)
+        counts, money = _split(values)
         line.counts.add(counts)
-        line.money[row["currency"]] = money  # one row per creator and currency
-        currencies.add(row["currency"])
-    _add_review_figures(brand, period, rows, is_test=is_test)
+        line.money[currency] = money  # one row per creator and currency
+        currencies.add(currency)
+    # The code-only share as the review rules compute it (one home: attribution.review.figures), read for the
+    # whole period (a code's share over all its orders of it).
+    for share in figures.code_shares(brand.pk, recent=None, **span).values():
+        if share.creator_id in rows:
+            rows[share.creator_id].counts.with_code += share.recent_orders
+            rows[share.creator_id].counts.code_only += share.recent_code_only
     for line in rows.values():
         totals.counts.add(line.counts)
         if line.clicks is not None:
@@ -221,33 +230,13 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
     return CreatorTable(list(rows.values()), totals, sorted(currencies))
 
 
-def _add_review_figures(
-    brand: Brand, period: LocalPeriod, rows: dict[int, CreatorRow], *, is_test: bool
-) -> None:
-    """The refund rate and the code-only share as the review rules compute them: one home for both numbers
-    (attribution.review.figures), read for the whole period (a code's share over all its orders of it)."""
-    span = {"since": period.start, "until": period.end, "is_test": is_test}
-    for creator_id, figure in figures.creator_refund_rates(brand.pk, **span).items():
-        if creator_id in rows:
-            rows[creator_id].counts.judged += figure.orders
-            rows[creator_id].counts.cancelled += figure.cancelled
-    for share in figures.code_shares(brand.pk, recent=None, **span).values():
-        if share.creator_id in rows:
-            rows[share.creator_id].counts.with_code += share.recent_orders
-            rows[share.creator_id].counts.code_only += share.recent_code_only
-
-
 def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
     """Each brand's live attributed revenue and commission since `period_start`, per currency: one grouped
-    query for the portfolio (brand -> currency -> Money), on order_brand_time_idx per brand."""
-    orders = Order.objects.filter(
-        brand__in=brands,
-        is_test=False,
-        received_at__gte=period_start,
-        received_at__lt=now,
-        commission__isnull=False,
+    query for the portfolio (brand -> currency -> Money), on commission_brand_time_idx per brand."""
+    commissions = Commission.objects.filter(
+        brand__in=brands, is_test=False, created_at__gte=period_start, created_at__lt=now
     )
     out: dict[int, dict[str, Money]] = defaultdict(dict)
-    for row in figures_by(orders, "brand_id"):
-        out[row["brand_id"]][row["currency"]] = _split(row)[1]
+    for brand_id, currency, *values in figures_by(commissions, "brand_id"):
+        out[brand_id][currency] = _split(values)[1]
     return out

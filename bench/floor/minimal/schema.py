@@ -52,8 +52,15 @@ CREATE TABLE IF NOT EXISTS bench_min_commission (
     rate_percent numeric(5, 2) NOT NULL,
     created_at timestamptz NOT NULL,
     updated_at timestamptz NOT NULL,
-    cancelled_at timestamptz
+    cancelled_at timestamptz,
+    attribution varchar(8) NOT NULL,
+    is_returning_customer boolean NOT NULL
 );
+-- the project's commission gained its order's path and shopper (attribution 0018): a bench database made before
+ALTER TABLE bench_min_commission ADD COLUMN IF NOT EXISTS attribution varchar(8) NOT NULL DEFAULT 'none',
+    ADD COLUMN IF NOT EXISTS is_returning_customer boolean NOT NULL DEFAULT false;
+ALTER TABLE bench_min_commission ALTER COLUMN attribution DROP DEFAULT,
+    ALTER COLUMN is_returning_customer DROP DEFAULT;
 CREATE TABLE IF NOT EXISTS bench_min_commission_change (
     brand_id bigint NOT NULL,
     commission_id bigint NOT NULL,
@@ -117,9 +124,9 @@ def copy_pools(cursor, prefix: str) -> None:
             RETURNING id, brand_id, order_id, is_test
         )
         INSERT INTO bench_min_commission (order_id, brand_id, creator_id, is_test, state, order_amount, amount,
-            currency, rate_percent, created_at, updated_at)
+            currency, rate_percent, created_at, updated_at, attribution, is_returning_customer)
         SELECT orders.id, c.brand_id, c.creator_id, c.is_test, c.state, c.order_amount, c.amount, c.currency,
-               c.rate_percent, c.created_at, c.updated_at
+               c.rate_percent, c.created_at, c.updated_at, c.attribution, c.is_returning_customer
         FROM orders
         JOIN attribution_order o
           ON o.brand_id = orders.brand_id AND o.order_id = orders.order_id AND o.is_test = orders.is_test

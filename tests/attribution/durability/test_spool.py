@@ -77,6 +77,19 @@ def test_replay_processes_a_spooled_order_once_with_its_original_receipt_time(ap
     assert spool.pending() == []
 
 
+def test_a_replayed_order_s_commission_keeps_its_path_and_shopper(api, prop, monkeypatch):
+    click = ClickFactory(property=prop)
+    with monkeypatch.context() as patch:
+        _break_order_inserts(patch)
+        api.post(ORDER_PATH, _order(prop, clickId=click.click_id, is_returning_customer=True))
+
+    replay_all()
+
+    commission = Commission.objects.get()
+    assert (commission.attribution, commission.is_returning_customer) == ("click", True)
+    assert commission.created_at == Order.objects.get().received_at
+
+
 def test_a_second_replay_changes_nothing(api, prop, monkeypatch):
     with monkeypatch.context() as patch:
         _break_order_inserts(patch)

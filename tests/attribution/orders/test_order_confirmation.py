@@ -172,6 +172,29 @@ def test_it_tracks_an_order_of_a_known_shopper_by_the_hash_of_their_email(confir
     assert events() == [("tracked", 200, prop.brand_id, "A-1001", False)]
 
 
+@pytest.mark.parametrize(
+    ("how", "returning"), [("click", True), ("code", False), ("shopper", True), ("click", False)]
+)
+def test_the_commission_keeps_what_attributed_the_order_and_whether_the_shopper_returned(
+    confirm, prop, creator, how, returning
+):
+    """The Creators page counts an order's path and shopper from its commission alone (docs/health.md)."""
+    DiscountCodeFactory(brand=prop.brand, creator=creator, code="ANA10")
+    KnownShopperFactory(brand=prop.brand, creator=creator, email_hash=hash_email("returning@example.com"))
+    signal = {
+        "click": {"clickId": click_on(prop, creator=creator).click_id},
+        "code": {"code": "ANA10"},
+        "shopper": {"customer_email": "returning@example.com"},
+    }[how]
+
+    answer(confirm(order(is_returning_customer=returning, **signal)), 200, "tracked")
+
+    stored = Order.objects.get()
+    assert (stored.attribution, stored.is_returning_customer) == (how, returning)
+    commission = Commission.objects.get()
+    assert (commission.attribution, commission.is_returning_customer) == (how, returning)
+
+
 # --- 200 outcomes without a commission ----------------------------------------------------------------------
 
 

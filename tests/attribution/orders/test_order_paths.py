@@ -98,6 +98,22 @@ def test_the_confirmation_after_the_platform_s_order_attributes_it_and_is_still_
     assert Commission.objects.count() == 1
 
 
+def test_a_joined_order_s_commission_keeps_the_joined_decision_s_path_and_shopper(
+    confirm, deliver, shop, prop, creator
+):
+    click = ClickFactory(property=prop, creator=creator)
+    assert deliver().json()["outcome"] == "no_attribution"
+
+    confirm(clickId=click.click_id, is_returning_customer=True)
+
+    order, commission = Order.objects.get(), Commission.objects.get()
+    assert (order.attribution, order.is_returning_customer) == ("click", True)
+    assert (commission.attribution, commission.is_returning_customer) == ("click", True)
+    # Created by the second arrival: the Creators page counts the order from then (docs/health.md).
+    assert commission.created_at == OutcomeEvent.objects.order_by("id").last().received_at
+    assert commission.created_at > order.received_at
+
+
 def test_the_platform_s_own_code_wins_over_the_confirmation_s_click(confirm, deliver, shop, prop, creator):
     other = ClickFactory(property=prop)
     code = DiscountCodeFactory(brand=prop.brand, code="ANA15", creator=creator)

@@ -157,6 +157,18 @@ def test_a_known_shopper_is_matched_by_the_email_s_hash_and_the_address_is_never
         assert detail not in kept
 
 
+def test_the_commission_keeps_the_order_s_path_and_returning_shopper(shopify, shop, prop, creator):
+    KnownShopperFactory(brand=prop.brand, creator=creator, email_hash=hash_email("shopper@example.com"))
+    document = shopify_order()
+    document["customer"]["orders_count"] = 3  # as API versions before 2022-04 send it
+
+    assert shopify("orders/create", document).json()["outcome"] == "tracked"
+
+    order, commission = Order.objects.get(), Commission.objects.get()
+    assert (order.attribution, order.is_returning_customer) == ("shopper", True)
+    assert (commission.attribution, commission.is_returning_customer) == ("shopper", True)
+
+
 def test_a_test_order_goes_to_the_test_namespace(shopify, shop, prop, creator):
     click = ClickFactory(property=prop, creator=creator)
 

@@ -165,6 +165,19 @@ def test_a_missing_order_is_judged_at_its_order_time_not_at_the_apply(
     assert OutcomeEvent.objects.get(order_id="B-2").outcome == "expired_click"
 
 
+def test_a_missing_order_s_commission_keeps_its_path_and_shopper(
+    brand, prop, alice, creator, upload, apply_run
+):
+    factories.DiscountCodeFactory(brand=brand, creator=creator, code="ANA10")
+    run = summary_of(upload(book("K-1,80.00,USD,completed,ANA10,,,"), alice))
+
+    apply_run(run["id"], alice)
+
+    order = Order.objects.get(order_id="K-1")
+    assert (order.attribution, order.is_returning_customer) == ("code", False)
+    assert (order.commission.attribution, order.commission.is_returning_customer) == ("code", False)
+
+
 def test_a_missing_order_is_recorded_on_its_clicks_property(brand, prop, alice, creator, upload, apply_run):
     """The book does not say which storefront took the order; its click's does."""
     second = factories.PropertyFactory(brand=brand, host="eu.acme.example")
