@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('attribution', '0017_brand_change_history_indexes'),
+        ('attribution', '0018_commission_attribution_path'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('attribution', '0018_dead_letter_email_verdict'),
+        ('attribution', '0019_dead_letter_email_verdict'),
         ('brands', '0008_platform_name_shape_check'),
     ]
 
