@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from attribution.outcomes import OUTCOMES, RECORDED
+from attribution.outcomes import OUTCOMES, RECORDED, Outcome
 from attribution.outcomes.endpoints import Endpoint
 from health.alerts.models import AlertRuleSet, Incident
 from health.log.models import NEEDS_ACTION_OUTCOMES
@@ -166,7 +166,7 @@ def silence_cleared(incident: Incident, facts: BrandFacts) -> bool:
 # The subject of the silence incident of a platform's webhook that stopped while order confirmations are
 # still handed off to it (the brand's own silence incident has none).
 HANDOFF_SUBJECT = "handoff"
-HANDOFF = "shopify_handoff"  # the order confirmation's answer when the platform's webhook records the order
+HANDOFF = str(Outcome.SHOPIFY_HANDOFF)  # the order confirmation's answer when the platform's webhook records the order
 
 
 def _last_webhook_order(facts: BrandFacts) -> tuple[datetime | None, str]:
