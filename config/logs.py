@@ -1,6 +1,8 @@
 """The logging configuration settings.py sets (LOGGING): JSON lines on the console, one line per API request
 in its own shape, and the noisy loggers quieted. Reads no environment: settings.py passes LOG_LEVEL."""
 
+import logging
+
 
 def logging_settings(level: str) -> dict:
     return {
@@ -30,3 +32,15 @@ def logging_settings(level: str) -> dict:
             "django-q": {"level": "WARNING"},
         },
     }
+
+
+def lean_records() -> None:
+    """Stop every log record from gathering what no line here prints: the caller's file, line and function
+    (a walk up the stack), the thread's and process's names and ids. Logging's own switches for it (the
+    logging HOWTO, "Optimization"). Every API request writes a line, and this was ~16k instructions of an
+    order (docs/performance.md). The serving process calls it (config/wsgi.py); the tests and manage.py
+    keep the full records, whose file and line pytest shows with a failure's captured logs."""
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False

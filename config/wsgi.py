@@ -15,6 +15,8 @@ from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 from django.urls import get_resolver
 
+from config.logs import lean_records
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 API_PREFIX = "/api/"
@@ -55,6 +57,7 @@ class Service:
 
     def __init__(self):
         django.setup(set_prefix=False)
+        lean_records()
         self.api = APIHandler()
         self.pages = WSGIHandler()
 

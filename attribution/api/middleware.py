@@ -2,13 +2,13 @@
 the answer's X-Request-ID header, the logs and the outcome log), CORS for the endpoint browsers call, and
 the host check."""
 
-import json
 import logging
 import re
 import secrets
 import time
 from urllib.parse import urlsplit
 
+import orjson
 from django.conf import settings
 from django.http import HttpResponse
 from django.utils.cache import patch_vary_headers
@@ -23,7 +23,8 @@ class RequestLineFormatter(logging.Formatter):
     """The request log line as one JSON object, the same keys the other lines have (python-json-logger's
     asctime, levelname, name, message) and LINE_FIELDS. Every API request writes this line; the library's
     formatter walks every attribute of every record to find its extras, which cost ~0.1 M instructions of
-    a ~2.5 M order confirmation (bench/README.md), so this line is written from the fields it has."""
+    a ~2.5 M order confirmation (bench/README.md), so this line is written from the fields it has, and
+    encoded by orjson (the standard library's encoder took ~40k instructions a line, docs/performance.md)."""
 
     _second: tuple = (None, "")  # (a whole second, its text): the lines written within it share the text
 
@@ -47,7 +48,7 @@ class RequestLineFormatter(logging.Formatter):
         }
         for name in LINE_FIELDS:
             line[name] = getattr(record, name, None)
-        return json.dumps(line)
+        return orjson.dumps(line).decode()
 
 
 class RequestIdMiddleware:

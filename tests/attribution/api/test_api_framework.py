@@ -95,6 +95,22 @@ def test_each_api_request_writes_one_json_log_line_with_what_operators_follow(cl
     assert line.duration_ms >= 0
 
 
+def test_the_log_line_is_one_json_object_with_the_same_keys_as_every_other_line():
+    from attribution.api.middleware import LINE_FIELDS, RequestLineFormatter
+
+    record = logging.LogRecord("attribution.requests", logging.INFO, __file__, 1, "request", None, None)
+    record.__dict__.update(request_id="req-1", method="POST", path="/api/ordér", status=200, duration_ms=1.25)
+    line = json.loads(RequestLineFormatter().format(record))
+    assert list(line) == ["asctime", "levelname", "name", "message", *LINE_FIELDS]
+    assert (line["name"], line["message"], line["path"], line["brand_id"], line["duration_ms"]) == (
+        "attribution.requests",
+        "request",
+        "/api/ordér",
+        None,  # a field the request did not set
+        1.25,
+    )
+
+
 def test_the_log_line_of_a_keyed_request_with_a_broken_body_names_the_key_s_brand(client, alice, caplog):
     with caplog.at_level(logging.INFO, logger="attribution.requests"):
         client.post("/api/Affiliates/cancel", "{not json", content_type="application/json", **alice.headers)
