@@ -9,12 +9,12 @@ abort) the same rows go in one transaction through config.lib.statements. Both p
 """
 
 import dataclasses
-import json
 from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 
 from brands.privacy import redact_value
+from config.lib import jsontext
 from config.lib.statements import Columns, InsertStatement
 from health.log.models import OutcomeEvent
 from health.log.recording import EventRecord, record, row_values
@@ -156,7 +156,7 @@ def statement_params(
             duplicate = rows.duplicate
             params["d_outcome"] = str(duplicate.outcome)
             params["d_http_status"] = duplicate.http_status
-            params["d_response_body"] = json.dumps(redact_value(duplicate.body()))
+            params["d_response_body"] = jsontext.dumps(redact_value(duplicate.body()))
     return params
 
 

@@ -7,10 +7,38 @@ whitespace, so a number, a string and its escapes read exactly as they arrived.
 
 import json
 import re
+from functools import cache
+
+import orjson
 
 # A string literal (escapes included), a bracket, a run of anything else, or a quote that opens a
 # string never closed (only in text that is not JSON).
 TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]|[^"{}\[\]]+|"', re.DOTALL)
+
+
+# orjson's options for a column's JSON: keys that are not text written as json writes them, and datetimes
+# left to the encoder (json's own format for them, not orjson's).
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def dumps(value, encoder: type[json.JSONEncoder] | None = None) -> str:
+    """`value` as JSON text for a jsonb parameter: the document `json.dumps(value, cls=encoder)` writes, compact
+    and in UTF-8, by orjson at a tenth of the cost (~13k instructions a value with json's encoder built for
+    each call: an order writes three or four, docs/performance.md). A value orjson does not write (an integer
+    beyond 64 bits, a lone surrogate, a type neither it nor `encoder` knows) is left to json.dumps, which
+    writes it or raises as before."""
+    try:
+        return orjson.dumps(value, default=_default_of(encoder), option=_OPTIONS).decode()
+    except TypeError:  # orjson.JSONEncodeError included
+        return json.dumps(value, cls=encoder)
+
+
+@cache
+def _default_of(encoder: type[json.JSONEncoder] | None):
+    """What `encoder` writes for a type JSON does not know (DjangoJSONEncoder: datetimes, Decimals, UUIDs, ...)."""
+    if encoder is None:
+        return None
+    return encoder().default
 
 
 def is_json(text: str) -> bool:

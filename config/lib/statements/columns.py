@@ -1,7 +1,7 @@
 """A model's row inside a statement written by hand for PostgreSQL: its columns, its cast parameters, and its
 values as psycopg sends them."""
 
-import json
+from config.lib import jsontext
 
 # PostgreSQL's name for each parameter a hand-written statement casts (the column's base type: a cast
 # to varchar(255) or numeric(18, 6) would truncate or round where the column itself would refuse).
@@ -89,6 +89,6 @@ class Columns:
                 # An empty list or object (an event's warnings, a direct order's trace) is its own JSON text;
                 # the encoder's way there costs ~13k instructions a value.
                 empty = _EMPTY_JSON.get(type(value)) if not value else None
-                value = empty or json.dumps(value, cls=json_field.encoder)
+                value = empty or jsontext.dumps(value, json_field.encoder)
             into[key] = value
         return into
