@@ -120,3 +120,18 @@ def test_a_platform_s_order_is_kept_as_its_fields_with_every_address_hashed():
     assert "example.com" not in kept.lower() and "example.org" not in kept
     assert hashed("bo@example.com") in kept and hashed("cy@example.org") in kept
     assert '"total_weight":0.5' in kept and '"id":5820398473216' in kept
+
+
+def test_a_platform_s_order_is_kept_as_compact_json_whatever_its_values():
+    from brands.privacy import keep_platform_body
+
+    order = {"id": 10**30, "name": "Zoë #1001", "quantity": Decimal("2"), "price": Decimal("12.50"), 7: "x"}
+    assert keep_platform_body(order) == json.dumps(
+        {"id": 10**30, "name": "Zoë #1001", "quantity": 2, "price": 12.5, "7": "x"},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    # What orjson refuses (a lone surrogate) is written by json, as before.
+    assert keep_platform_body({"note": "\ud800"}) == json.dumps(
+        {"note": "\ud800"}, ensure_ascii=False, separators=(",", ":")
+    )

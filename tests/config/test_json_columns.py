@@ -28,7 +28,9 @@ def test_a_document_reads_back_as_json_writes_it(document):
 def test_types_only_the_encoder_knows_are_written_as_the_encoder_writes_them():
     at = datetime(2026, 11, 26, 22, 5, 7, 123456, tzinfo=UTC)
     document = {"at": at, "amount": Decimal("12.50"), "id": uuid.UUID(int=7)}
-    assert json.loads(dumps(document, DjangoJSONEncoder)) == json.loads(json.dumps(document, cls=DjangoJSONEncoder))
+    assert json.loads(dumps(document, DjangoJSONEncoder)) == json.loads(
+        json.dumps(document, cls=DjangoJSONEncoder)
+    )
     assert json.loads(dumps(document, DjangoJSONEncoder))["at"] == "2026-11-26T22:05:07.123Z"
 
 
