@@ -71,7 +71,7 @@ def confirm_order(
     except DatabaseError:
         logger.exception("order insert failed", extra={"brand_id": result.brand_id})
         return result.set(Outcome.INSERT_FAILED, say("insert_failed"))
-    answered = result if stored else rows.duplicate
+    answered = result if stored else rows.duplicate()
     answered.recorded = receipt is not None
     return answered
 
@@ -126,18 +126,9 @@ def _judge(
     order, commission = rows_to_store(
         brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=received_at
     )
-    # Whether the order id was already received is decided when the order is written (its unique key), so
-    # the answer to a repeat is made ready: the same brand, order and namespace, and the same warnings.
-    repeat = Result(
-        Outcome.DUPLICATE_ORDER,
-        "",
-        brand_id=brand.id,
-        order_id=fields.order_id,
-        is_test=fields.is_test,
-        warnings=fields.warnings,
-    )
-    duplicate = _duplicate(repeat, fields.order_id)
-    rows = store.OrderRows(order=order, commission=commission, duplicate=duplicate)
+    # Whether the order id was already received is decided when the order is written (its unique key):
+    # the answer to a repeat (OrderRows.duplicate) is made then.
+    rows = store.OrderRows(order=order, commission=commission, warnings=fields.warnings)
     return result.set(decision.outcome, message(decision)), rows
 
 

@@ -87,9 +87,7 @@ def write_order(
             raise ValueError(
                 "a delivery is claimed with its order in one statement of its own, with its receipt"
             )
-        pk = store.insert_in_one_statement(
-            connection, rows, receipt.event(result), answer_duplicate=False, claim=via.claim
-        )
+        pk = store.insert_in_one_statement(connection, rows, receipt.event(result), claim=via.claim)
         if pk is None:
             raise NotFirst
         result.recorded = True
@@ -99,7 +97,7 @@ def write_order(
         if connection.vendor == "postgresql":
             event = receipt.event(result) if receipt is not None else None
             # The outcome row only with a new order: a second arrival's answer is decided below.
-            pk = store.insert_in_one_statement(connection, rows, event, answer_duplicate=False)
+            pk = store.insert_in_one_statement(connection, rows, event)
             if pk is not None:
                 result.recorded = receipt is not None
                 return result
@@ -129,7 +127,7 @@ def _join(rows: OrderRows, result: Result, *, via_platform: bool, platform: str,
     )
     if stored.via_platform if via_platform else stored.via_api:
         if not via_platform:
-            return rows.duplicate
+            return rows.duplicate()
         return result.set(
             Outcome.ALREADY_RECEIVED, say("platform.already_received", order_id=stored.order_id)
         )

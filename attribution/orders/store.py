@@ -4,6 +4,8 @@ API) the request's outcome row, durable together before the answer.
 On PostgreSQL that is one statement: data-modifying CTEs insert the order, with its unique key deciding
 duplicate_order (ON CONFLICT DO NOTHING), its commission and the outcome row, so one round trip and one
 commit carry the event, where separate statements took two to six and two commits (docs/performance.md).
+A repeat stores nothing of its order: its outcome row follows in a statement of its own, so the answer to
+a repeat is made only for a repeat (made ready for every order, it cost ~35k instructions each).
 Elsewhere (SQLite, the zero-setup default; not for PostgreSQL, whose transaction a refused INSERT would
 abort) the same rows go in one transaction through config.lib.statements. Both paths run the same tests; duplicates and races are proven on PostgreSQL.
 """
@@ -14,13 +16,12 @@ from dataclasses import dataclass
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 
 from brands.privacy import redact_value
-from config.lib import jsontext
 from config.lib.statements import Columns, InsertStatement
 from health.log.models import OutcomeEvent
 from health.log.recording import EventRecord, record, row_values
 
 from ..models import Commission, Order, PlatformDelivery
-from ..outcomes import Result
+from ..outcomes import Outcome, Result, say
 from ..review import holds as review_holds
 
 
@@ -30,7 +31,20 @@ class OrderRows:
 
     order: dict  # Order values by attribute name
     commission: dict | None  # Commission values but its order, when tracked
-    duplicate: Result  # the answer instead, when the brand already sent this order id
+    warnings: list = dataclasses.field(default_factory=list)  # the request's, said again to a repeat
+
+    def duplicate(self) -> Result:
+        """The answer instead, when the brand already sent this order id: the same brand, order and namespace,
+        and the same warnings."""
+        order_id = self.order["order_id"]
+        return Result(
+            Outcome.DUPLICATE_ORDER,
+            say("order.duplicate", order_id=order_id),
+            brand_id=self.order["brand_id"],
+            order_id=order_id,
+            is_test=self.order["is_test"],
+            warnings=self.warnings,
+        )
 
 
 def write_order(rows: OrderRows, *, event: EventRecord | None = None) -> bool:
@@ -41,13 +55,17 @@ def write_order(rows: OrderRows, *, event: EventRecord | None = None) -> bool:
     """
     db = connections[DEFAULT_DB_ALIAS]  # once: each use of django.db.connection looks it up again
     if db.vendor == "postgresql":
-        return insert_in_one_statement(db, rows, event, answer_duplicate=True) is not None
+        if insert_in_one_statement(db, rows, event) is not None:
+            return True
+        if event is not None:  # a repeat (its unique key taken): nothing of it stored but its outcome row
+            record(duplicate_event(rows, event))
+        return False
     return _write_in_one_transaction(rows, event)
 
 
 def duplicate_event(rows: OrderRows, event: EventRecord) -> EventRecord:
     """The outcome row of `event`'s request when its order turns out to be a duplicate."""
-    answer = rows.duplicate
+    answer = rows.duplicate()
     return dataclasses.replace(
         event,
         outcome=str(answer.outcome),
@@ -86,16 +104,13 @@ _DELIVERY = Columns(
 _statements: dict = {}
 
 
-def statement(
-    *, tracked: bool, recorded: bool, answer_duplicate: bool, claim: bool = False, held: bool = False
-) -> str:
+def statement(*, tracked: bool, recorded: bool, claim: bool = False, held: bool = False) -> str:
     """The order, its commission when `tracked`, and the outcome row when `recorded`, in one statement: the
-    new order's id, or no row when its unique key was taken. `answer_duplicate`: the outcome row is written
-    either way, with the duplicate's answer (d_ parameters) when the key was taken; otherwise only with the
-    new order (attribution.orders.joins then decides the answer of a second arrival). `claim`: the platform
-    delivery's id is taken with the new order (p_ parameters), and only with it. `held` (issue 38): the
-    commission is held for review, and its holds are written with it (h_holds, attribution.review.holds)."""
-    key = (tracked, recorded, answer_duplicate, claim, held)
+    new order's id, or no row when its unique key was taken. Every row is written only with the new order: a
+    repeat's answer is decided after it (write_order, attribution.orders.joins). `claim`: the platform
+    delivery's id is taken with the new order (p_ parameters). `held` (issue 38): the commission is held for
+    review, and its holds are written with it (h_holds, attribution.review.holds)."""
+    key = (tracked, recorded, claim, held)
     if key not in _statements:
         parts = [
             f"""WITH new_order AS (
@@ -117,21 +132,7 @@ def statement(
 )""")
             if held:
                 parts.append(review_holds.STATEMENT_PART)
-        if recorded and answer_duplicate:
-            # The answered outcome, or the duplicate's when the order id was taken: d_ parameters.
-            either = {
-                name: f"CASE WHEN EXISTS (SELECT FROM new_order) THEN %(e_{name})s::{cast} "
-                f"ELSE %(d_{name})s::{cast} END"
-                for name, cast in (
-                    ("outcome", "varchar"),
-                    ("http_status", "smallint"),
-                    ("response_body", "jsonb"),
-                )
-            }
-            parts.append(f"""event AS (
-    INSERT INTO {OutcomeEvent._meta.db_table} ({_EVENT.names}) SELECT {_EVENT.placeholders(**either)}
-)""")
-        elif recorded:
+        if recorded:
             parts.append(f"""event AS (
     INSERT INTO {OutcomeEvent._meta.db_table} ({_EVENT.names}) SELECT {_EVENT.placeholders()} FROM new_order
 )""")
@@ -139,9 +140,7 @@ def statement(
     return _statements[key]
 
 
-def statement_params(
-    rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool, claim: dict | None = None
-) -> dict:
+def statement_params(rows: OrderRows, event: EventRecord | None, *, claim: dict | None = None) -> dict:
     """The parameters of `statement` for these rows."""
     params = _ORDER.params(rows.order, into={})
     if claim is not None:
@@ -152,24 +151,16 @@ def statement_params(
             params["h_holds"] = review_holds.as_json(rows.order)
     if event is not None:
         _EVENT.params(row_values(event), into=params)
-        if answer_duplicate:
-            duplicate = rows.duplicate
-            params["d_outcome"] = str(duplicate.outcome)
-            params["d_http_status"] = duplicate.http_status
-            params["d_response_body"] = jsontext.dumps(redact_value(duplicate.body()))
     return params
 
 
-def insert_in_one_statement(
-    db, rows: OrderRows, event: EventRecord | None, *, answer_duplicate: bool, claim: dict | None = None
-):
+def insert_in_one_statement(db, rows: OrderRows, event: EventRecord | None, *, claim: dict | None = None):
     """PostgreSQL: write `statement`; the new order's id, or None when the order id was already taken.
     `claim`: a platform delivery's row values (connection_id, delivery_id, topic, received_at)."""
-    params = statement_params(rows, event, answer_duplicate=answer_duplicate, claim=claim)
+    params = statement_params(rows, event, claim=claim)
     sql = statement(
         tracked=rows.commission is not None,
         recorded=event is not None,
-        answer_duplicate=answer_duplicate,
         claim=claim is not None,
         held=review_holds.is_held(rows.commission),
     )
