@@ -38,8 +38,9 @@ def lean_records() -> None:
     """Stop every log record from gathering what no line here prints: the caller's file, line and function
     (a walk up the stack), the thread's and process's names and ids. Logging's own switches for it (the
     logging HOWTO, "Optimization"). Every API request writes a line, and this was ~16k instructions of an
-    order (docs/performance.md). The serving process calls it (config/wsgi.py); the tests and manage.py
-    keep the full records, whose file and line pytest shows with a failure's captured logs."""
+    order (docs/performance.md). The WSGI application calls it when it is built (config/wsgi.py), so
+    manage.py keeps the full records; a test run that imports config.wsgi leans its records from then on
+    (a failure's captured log lines then name no file and line)."""
     logging._srcfile = None
     logging.logThreads = False
     logging.logProcesses = False

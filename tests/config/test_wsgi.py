@@ -108,3 +108,12 @@ def test_an_unknown_api_path_answers_json_404_every_time(db):
             "outcome": "not_found",
             "error": "No endpoint at /api/Affiliates/refund.",
         }
+
+
+def test_the_served_process_s_log_records_skip_what_no_line_prints():
+    import logging
+
+    # config.wsgi's application (imported above) is built as gunicorn builds it: its records gather no
+    # caller's file, thread or process (config.logs.lean_records), which no log line of the service prints.
+    assert logging._srcfile is None
+    assert not (logging.logThreads or logging.logProcesses or logging.logMultiprocessing)
