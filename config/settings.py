@@ -32,9 +32,12 @@ _db["CONN_HEALTH_CHECKS"] = True
 if _db["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, with a check of the reused connection that costs no round trip (config/db/base.py).
     _db["ENGINE"] = "config.db"
-    # One stuck query must not hold a worker forever.
+    # One stuck query must not hold a worker forever. No JIT compilation: it pays off for long analytical
+    # queries, and the service runs none; a read of the partitioned outcome log is costed for every partition
+    # before the run prunes them, so PostgreSQL compiled reads of a few pages (~0.3 s each, docs/performance.md).
     _db.setdefault("OPTIONS", {})["options"] = (
         f"-c statement_timeout={env.int('DB_STATEMENT_TIMEOUT_MS', default=5000)}"
+        f" -c jit={'on' if env.bool('DB_JIT', default=False) else 'off'}"
     )
     _db["OPTIONS"].setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=3))
     # ... and one silent network must not either: the server's timeout cannot fire when no packet

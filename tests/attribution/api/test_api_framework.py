@@ -131,6 +131,15 @@ def test_postgresql_connections_carry_a_statement_timeout(db):
         assert cursor.fetchone()[0] not in ("0", "")
 
 
+def test_postgresql_connections_compile_no_statement(db):
+    # JIT compilation took ~0.3 s of a read of a few pages of the outcome log (docs/performance.md).
+    if connection.vendor != "postgresql":
+        pytest.skip("JIT is a PostgreSQL setting")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
+
+
 def test_production_settings_pass_the_deployment_checklist():
     env = {
         **os.environ,
