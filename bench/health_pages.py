@@ -144,6 +144,7 @@ def main() -> None:
     from django.test import Client
 
     from bench.creator_world import drop_creators, fill_creators
+    from bench.outcome_rows import settle
     from brands.models import Brand
     from health.log.rollup import roll_up
 
@@ -162,7 +163,7 @@ def main() -> None:
     print(f"rolled up {result.events:,} events in {time.perf_counter() - started:.1f}s")
     with connection.cursor() as cursor:
         cursor.execute("SET statement_timeout = 0")
-        cursor.execute("ANALYZE health_outcomeevent")
+        settle(cursor)
         cursor.execute(
             "SELECT sum(pg_total_relation_size(relid)), count(*) FILTER (WHERE isleaf) "
             "FROM pg_partition_tree('health_outcomeevent')"
@@ -261,6 +262,7 @@ def fill_brands() -> list[int]:
     silent for two hours, every tenth (another one) with half its last hour needing action."""
     from django.db import connection
 
+    from bench.outcome_rows import settle
     from brands.models import Brand
 
     existing = list(Brand.objects.filter(name__startswith="Alert bench ").values_list("pk", flat=True))
@@ -303,9 +305,9 @@ def fill_brands() -> list[int]:
             """,
             [ids],
         )
-        cursor.execute("RESET statement_timeout")
         cursor.execute("ANALYZE health_hourlyoutcomecount")
-        cursor.execute("ANALYZE health_outcomeevent")
+        settle(cursor)
+        cursor.execute("RESET statement_timeout")
     print(f"alert bench: {BRANDS:,} brands with a week of history in {time.perf_counter() - started:.1f}s")
     return ids
 

@@ -77,3 +77,19 @@ def copy_events(*, brand_id: int, count: int, start: datetime, seconds: int, fir
                 copy.write(buffer.getvalue())
         cursor.execute("RESET statement_timeout")
     return count / (time.perf_counter() - started)
+
+
+def settle(cursor) -> None:
+    """What autovacuum does to a log that filled over months, done at once after a bulk load: each partition's
+    statistics, and the BRIN summaries of its page ranges. Without them PostgreSQL reads a loaded month whole
+    for the alert facts' last hour: an unsummarized range always matches, and with no statistics the planner
+    does not know the log is in time order (docs/performance.md). A range already summarized costs nothing."""
+    cursor.execute("SELECT relid::regclass::text FROM pg_partition_tree('health_outcomeevent') WHERE isleaf")
+    for (table,) in cursor.fetchall():
+        cursor.execute(f"ANALYZE {table}")
+    cursor.execute(
+        """SELECT brin_summarize_new_values(i.indexrelid) FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+        WHERE a.amname = 'brin'
+          AND i.indrelid IN (SELECT relid FROM pg_partition_tree('health_outcomeevent') WHERE isleaf)"""
+    )
