@@ -77,6 +77,27 @@ def test_making_a_month_moves_its_events_out_of_the_default_partition(brand, mak
     assert OutcomeEvent.objects.filter(pk=replayed.pk).exists()
 
 
+def brin_options() -> dict[str, list | None]:
+    """Each partition's share of the log's BRIN index on received_at, with its options."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT index.indrelid::regclass::text, child.reloptions FROM pg_inherits link
+            JOIN pg_index index ON index.indexrelid = link.inhrelid JOIN pg_class child ON child.oid = link.inhrelid
+            WHERE link.inhparent = to_regclass(%s)""",
+            [partitions.TIME_BRIN],
+        )
+        return dict(cursor.fetchall())
+
+
+def test_every_month_s_brin_index_summarizes_its_ranges_as_they_fill():
+    partitions.create_month(date(2019, 3, 1))
+
+    options = brin_options()
+    assert "health_outcomeevent_p2019_03" in options  # made now
+    assert partitions.DEFAULT in options  # made by the migrations
+    assert all(value == ["autosummarize=on"] for value in options.values()), options
+
+
 def test_the_months_ahead_are_made_when_missing_and_only_then():
     last = partitions.monthly_partitions()[-1]
     partitions.drop_month(last)
