@@ -8,6 +8,7 @@ from django.db import connection
 
 from attribution.review.config import forget as forget_reviews
 from brands.resolution import forget_all_locally
+from health.pages import concurrent_reads
 from tests import factories
 
 # Browser tests run Debian's chromium (.ci/run installs it); Playwright's own browser download is not used.
@@ -77,6 +78,14 @@ def _fast_and_clean(settings):
     cache.clear()
     forget_all_locally()
     forget_reviews()
+
+
+@pytest.fixture(autouse=True)
+def _page_reads_closed():
+    """The page reads' pool (health.pages.concurrent_reads) closes its connections after each test: the test
+    database is dropped at the end, which PostgreSQL refuses while a connection to it is open."""
+    yield
+    concurrent_reads.close_connections()
 
 
 @pytest.fixture

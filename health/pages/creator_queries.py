@@ -11,12 +11,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Count, Q, Sum
 
 from attribution.models import Click, Commission
 from attribution.review import figures
 from brands.models import Brand, Creator
+from health.pages.concurrent_reads import ConcurrentReads
 from health.pages.creator_period import LocalPeriod
 
 State = Commission.State
@@ -159,10 +160,11 @@ def _rows(grouped) -> list[tuple]:
     Decimals already): Django's converters would call a function for each of their values, thousands of rows
     on a large brand's page (docs/performance.md). Elsewhere (SQLite keeps decimals as numbers) through
     Django's."""
-    if connection.vendor != "postgresql":
+    reads = connections[grouped.db]  # the request's database (the replica or the primary)
+    if reads.vendor != "postgresql":
         return list(grouped.values_list(*grouped.query.values_select, *grouped.query.annotation_select))
     sql, params = grouped.query.sql_with_params()
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
@@ -182,32 +184,31 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
     """One row per creator of the brand (those without orders too), and the brand's totals, in a fixed number
     of queries: the creators, the clicks per creator (live only), the commissions' figures per creator and
     currency with the review figures' refund counts in the same pass, and the codes with their code-only
-    shares."""
-    rows = {
-        pk: CreatorRow(pk, name, is_active, clicks=None if is_test else 0)
-        for pk, name, is_active in Creator.objects.filter(brand=brand)
-        .order_by("name", "pk")
-        .values_list("pk", "name", "is_active")
-    }
-    if not is_test:
-        # click_creator_period_idx (brand, clicked_at, with the creator): counted from the index alone, so
-        # COUNT(*): counting the ids would read every click's row for its id.
-        for creator_id, n in (
-            Click.objects.filter(brand=brand, clicked_at__gte=period.start, clicked_at__lt=period.end)
-            .order_by()
-            .values("creator_id")
-            .annotate(n=Count("*"))
-            .values_list("creator_id", "n")
-        ):
+    shares. The clicks and the commissions, the reads that grow with the brand's traffic, run on their own
+    connections while this thread reads the creators and the code shares (health.pages.concurrent_reads)."""
+    span = {"since": period.start, "until": period.end, "is_test": is_test}
+    commissions = figures.commissions_of(brand.pk, **span)
+    with ConcurrentReads(Commission) as reads:
+        grouped = reads.run(
+            lambda: figures_by(commissions, "creator_id", refunds=figures.refund_counts(brand.pk))
+        )
+        clicks = None if is_test else reads.run(lambda: _clicks(brand, period))
+        rows = {
+            pk: CreatorRow(pk, name, is_active, clicks=None if is_test else 0)
+            for pk, name, is_active in Creator.objects.filter(brand=brand)
+            .order_by("name", "pk")
+            .values_list("pk", "name", "is_active")
+        }
+        # The code-only share as the review rules compute it (one home: attribution.review.figures), read for
+        # the whole period (a code's share over all its orders of it).
+        shares = figures.code_shares(brand.pk, recent=None, **span)
+    if clicks is not None:
+        for creator_id, n in clicks.result():
             if creator_id in rows:
                 rows[creator_id].clicks = n
     totals = CreatorRow(None, "All creators", clicks=None if is_test else 0)
     currencies = set()
-    span = {"since": period.start, "until": period.end, "is_test": is_test}
-    commissions = figures.commissions_of(brand.pk, **span)
-    for creator_id, currency, *values in figures_by(
-        commissions, "creator_id", refunds=figures.refund_counts(brand.pk)
-    ):
+    for creator_id, currency, *values in grouped.result():
         line = rows.get(creator_id)
         if line is None:  # a creator deleted since: her commissions keep her (PROTECT), so never
             continue
@@ -215,9 +216,7 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
         line.counts.add(counts)
         line.money[currency] = money  # one row per creator and currency
         currencies.add(currency)
-    # The code-only share as the review rules compute it (one home: attribution.review.figures), read for the
-    # whole period (a code's share over all its orders of it).
-    for share in figures.code_shares(brand.pk, recent=None, **span).values():
+    for share in shares.values():
         if share.creator_id in rows:
             rows[share.creator_id].counts.with_code += share.recent_orders
             rows[share.creator_id].counts.code_only += share.recent_code_only
@@ -228,6 +227,18 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
         for currency, money in line.money.items():
             totals.money.setdefault(currency, Money()).add(money)
     return CreatorTable(list(rows.values()), totals, sorted(currencies))
+
+
+def _clicks(brand: Brand, period: LocalPeriod) -> list[tuple[int, int]]:
+    """The period's clicks per creator. click_creator_period_idx (brand, clicked_at, with the creator) answers
+    from the index alone, so COUNT(*): counting the ids would read every click's row for its id."""
+    return list(
+        Click.objects.filter(brand=brand, clicked_at__gte=period.start, clicked_at__lt=period.end)
+        .order_by()
+        .values("creator_id")
+        .annotate(n=Count("*"))
+        .values_list("creator_id", "n")
+    )
 
 
 def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
