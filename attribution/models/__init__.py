@@ -1,9 +1,10 @@
 """The attribution app's tables, one module per concept: clicks and creator links, orders, commissions
 (states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog, reconciliations of the brand's order book, the
-storefront platforms' deliveries."""
+storefront platforms' deliveries, the daily reference rates of currencies."""
 
 from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
 from .commissions import AmountChange, Commission, CommissionStateChange
+from .fx_rates import FxRate
 from .orders import Attribution, Order
 from .platforms import PlatformDelivery
 from .ratelimits import RateCounter
@@ -23,6 +24,7 @@ __all__ = [
     "CommissionHold",
     "CommissionStateChange",
     "CreatorLink",
+    "FxRate",
     "Order",
     "PlatformDelivery",
     "RateCounter",

@@ -4,8 +4,12 @@ their amounts."""
 from django.db import models
 from django.utils import timezone
 
+from decimal import Decimal
+
 from brands.models import Brand, Creator
 from config.lib.statements import Row, write_guarded
+
+from ..fx.arithmetic import at_rate
 
 from .orders import Attribution, Order
 
@@ -78,6 +82,17 @@ class Commission(models.Model):
     # its shop said the shopper had ordered before. The Creators page counts them from this table alone.
     attribution = models.CharField(max_length=8, choices=Attribution.choices)
     is_returning_customer = models.BooleanField()
+    # The conversion into the brand's reporting currency, locked when the commission is created
+    # (attribution.fx.conversion, docs/currencies.md): the converted amount, the rate exactly as computed (text:
+    # its 28 digits survive SQLite, whose numbers are floats), the publication day it was computed from and
+    # its source. Without a rate, the amount and rate stay empty and `fx_reason` says why. An amount update
+    # converts at the same rate (change_amount). All empty: stored before conversion existed, not converted yet.
+    reporting_currency = models.CharField(max_length=3, blank=True, default="")
+    reporting_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
+    fx_rate = models.CharField(max_length=48, blank=True, default="")
+    fx_rate_date = models.DateField(null=True, blank=True)
+    fx_source = models.CharField(max_length=16, blank=True, default="")
+    fx_reason = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         constraints = [
@@ -112,6 +127,23 @@ class Commission(models.Model):
             ),
             models.CheckConstraint(
                 name="commission_order_amount_not_negative", condition=models.Q(order_amount__gte=0)
+            ),
+            # A conversion is locked whole (amount, rate, its day and source) or not at all, with its reason.
+            models.CheckConstraint(
+                name="commission_conversion_whole",
+                condition=models.Q(
+                    reporting_amount__gte=0,
+                    fx_rate_date__isnull=False,
+                    fx_reason="",
+                )
+                & ~models.Q(reporting_currency="")
+                & ~models.Q(fx_rate="")
+                & ~models.Q(fx_source="")
+                | models.Q(reporting_amount__isnull=True, fx_rate="", fx_rate_date__isnull=True, fx_source="")
+                & (
+                    models.Q(reporting_currency="", fx_reason="")
+                    | ~models.Q(reporting_currency="") & ~models.Q(fx_reason="")
+                ),
             ),
         ]
         indexes = [
@@ -204,11 +236,14 @@ class Commission(models.Model):
             "order_amount": self.order_amount,
             "amount": self.amount,
             "updated_at": self.updated_at,
+            "fx_rate": self.fx_rate,  # converted meanwhile (attribution.fx.backfill): read it again
         }
         self.order_amount, self.amount, self.updated_at = order_amount, amount, at
-        if not write_guarded(
-            self, ["order_amount", "amount", "updated_at"], where=read, rows=[history, *alongside]
-        ):
+        changed = ["order_amount", "amount", "updated_at"]
+        if self.fx_rate:  # converted at the rate locked when it was created (docs/currencies.md)
+            self.reporting_amount = at_rate(amount, Decimal(self.fx_rate), self.reporting_currency)
+            changed.append("reporting_amount")
+        if not write_guarded(self, changed, where=read, rows=[history, *alongside]):
             raise self.StateChanged(f"commission {self.pk} changed since it was read")
 
     # A statement bills its locked commissions and every paid one, even if cancelled after payment

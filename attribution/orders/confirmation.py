@@ -124,7 +124,12 @@ def _judge(
             return _duplicate(result, fields.order_id), None
         return result.set(Outcome.CLICK_NOT_FOUND, say("order.click_not_found")), None
     order, commission = rows_to_store(
-        brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=received_at
+        brand=brand,
+        resolution=resolution,
+        fields=fields,
+        decision=decision,
+        received_at=received_at,
+        ordered_at=judged_at,
     )
     # Whether the order id was already received is decided when the order is written (its unique key):
     # the answer to a repeat (OrderRows.duplicate) is made then.
@@ -198,7 +203,12 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
             decision = decide_joined(fields)
             decision.trace = [*unknown, *decision.trace]
         decided, commission = rows_to_store(
-            brand=brand, resolution=resolution, fields=fields, decision=decision, received_at=at
+            brand=brand,
+            resolution=resolution,
+            fields=fields,
+            decision=decision,
+            received_at=at,
+            ordered_at=at,
         )
         decided["click_sent"] = click_id or ""
         return joins.Judged(decision.outcome, message(decision), decided, commission)

@@ -12,6 +12,7 @@ from decimal import Decimal
 from brands.models import DiscountCode, Property
 from brands.resolution import BrandInfo, Resolution
 
+from ..fx import conversion
 from ..models import Attribution, Click
 from ..money import commission_amount
 from ..outcomes import Outcome, say
@@ -165,9 +166,13 @@ def message(decision: Decision) -> str:
     return say(f"order.{decision.outcome}")
 
 
-def rows_to_store(*, brand, resolution, fields, decision, received_at) -> tuple[dict, dict | None]:
+def rows_to_store(
+    *, brand, resolution, fields, decision, received_at, ordered_at=None
+) -> tuple[dict, dict | None]:
     """The order (and its commission when tracked) to store; its unique key (brand, order id, test)
-    decides duplicates when it is written, so two racing requests give one order and one duplicate_order."""
+    decides duplicates when it is written, so two racing requests give one order and one duplicate_order.
+    The commission is converted into the brand's reporting currency at the rates of `ordered_at`, when the
+    order was placed (a platform's or a book's date), else of `received_at` (docs/currencies.md)."""
     order = {
         "brand_id": brand.id,
         "order_id": fields.order_id,
@@ -190,6 +195,10 @@ def rows_to_store(*, brand, resolution, fields, decision, received_at) -> tuple[
     commission = None
     if decision.outcome == Outcome.TRACKED:
         rate = brand.rate_for(is_returning_customer=fields.is_returning_customer)
+        amount = commission_amount(fields.amount, rate, fields.currency)
+        converted = conversion.convert(
+            amount, fields.currency, to=brand.reporting_currency, ordered_at=ordered_at or received_at
+        )
         commission = {
             "brand_id": brand.id,
             "creator_id": decision.creator_id,
@@ -197,12 +206,13 @@ def rows_to_store(*, brand, resolution, fields, decision, received_at) -> tuple[
             "order_amount": fields.amount,
             "currency": fields.currency,
             "rate_percent": rate,
-            "amount": commission_amount(fields.amount, rate, fields.currency),
+            "amount": amount,
             "created_at": received_at,
             "updated_at": received_at,
             # The order's, kept on the commission for the Creators page (attribution.models.Commission).
             "attribution": decision.attribution,
             "is_returning_customer": fields.is_returning_customer,
+            **conversion.columns(converted),
         }
         # issue 38: the review rules, in the decision of every way in (docs/review.md); a flagged commission
         # is created held, with each hold's evidence in the order's trace.

@@ -91,6 +91,13 @@ _FROM_ORDER = {
     "updated_at": "new_order.received_at",
     "attribution": "new_order.attribution",
     "is_returning_customer": "new_order.is_returning_customer",
+    # Nothing of a new commission is cancelled, locked, paid or on a statement yet: constants, no parameters
+    # (room for the locked conversion's six, attribution.fx).
+    "cancelled_at": "NULL::timestamptz",
+    "locked_at": "NULL::timestamptz",
+    "paid_at": "NULL::timestamptz",
+    "statement_id": "NULL::bigint",
+    "paid_amount": "NULL::numeric",
 }
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)

@@ -9,7 +9,7 @@ data can later be partitioned or sharded by brand.
 
 from brands.timezones import validate_time_zone  # noqa: F401  (migration 0004 names it brands.models.validate_time_zone)
 
-from .brand import Brand
+from .brand import DEFAULT_REPORTING_CURRENCY, Brand
 from .creators import Creator, DiscountCode, KnownShopper
 from .developer_keys import DeveloperKey, DeveloperKeyManager
 from .platform_connections import PlatformConnection, connection_of_shop
@@ -17,6 +17,7 @@ from .properties import Property
 from .users import BrandMembership, UserSettings, brands_visible_to
 
 __all__ = [
+    "DEFAULT_REPORTING_CURRENCY",
     "Brand",
     "BrandMembership",
     "Creator",

@@ -2,11 +2,27 @@
 
 from decimal import Decimal
 
+import iso4217
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
 _percent = [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))]
+
+# A brand reads money in this currency when it names none and no connected shop names one (docs/currencies.md).
+DEFAULT_REPORTING_CURRENCY = "USD"
+
+
+def validate_currency(code: str) -> None:
+    """An ISO 4217 currency with minor units, as an order may be paid in (attribution.currencies holds the
+    table; brands sit below attribution, so the check reads the same iso4217 package)."""
+    try:
+        exponent = iso4217.Currency(code).exponent
+    except ValueError:
+        exponent = None
+    if exponent is None:
+        raise ValidationError(f"{code!r} is not an ISO 4217 currency code such as USD, EUR or JPY.")
 
 
 class Brand(models.Model):
@@ -44,6 +60,15 @@ class Brand(models.Model):
         default=30,
         help_text="When an order carries no returnWindowClosesAt, its commission locks this many days after it.",
     )
+    reporting_currency = models.CharField(
+        max_length=3,
+        blank=True,
+        default="",
+        validators=[validate_currency],
+        help_text="The currency the brand's pages, statements and read API total in; commissions in other "
+        "currencies are converted at the ECB rate of each order's date. Empty: the connected shop's currency, "
+        "else USD. A change applies to commissions created after it.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -63,6 +88,10 @@ class Brand(models.Model):
             models.CheckConstraint(
                 name="brand_attribution_window_positive", condition=models.Q(attribution_window_days__gte=1)
             ),
+            models.CheckConstraint(
+                name="brand_reporting_currency_shape",
+                condition=models.Q(reporting_currency="") | models.Q(reporting_currency__regex=r"^[A-Z]{3}$"),
+            ),
         ]
 
     def __str__(self):
@@ -72,6 +101,20 @@ class Brand(models.Model):
         if is_returning_customer and self.returning_commission_rate_percent is not None:
             return self.returning_commission_rate_percent
         return self.commission_rate_percent
+
+    def reporting_currency_now(self, connections=None) -> str:
+        """The currency the brand reads money in: its own setting, else the currency of a connected shop
+        (`shop_currency`, when the connection records one), else USD. `connections`: the brand's enabled,
+        approved platform connections when the caller read them already."""
+        if self.reporting_currency:
+            return self.reporting_currency
+        if connections is None:
+            connections = self.platform_connections.filter(is_enabled=True, approved_at__isnull=False)
+        for connection in connections:
+            shop = getattr(connection, "shop_currency", "") or ""
+            if shop:
+                return shop.upper()
+        return DEFAULT_REPORTING_CURRENCY
 
     def primary_property(self):
         """The Property marked primary, else the oldest one (the first registered), else None. (Not annotated:
