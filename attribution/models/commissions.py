@@ -1,16 +1,15 @@
 """Commissions, their states and every move between them (with its history row), and the history of
 their amounts."""
 
+from decimal import Decimal
+
 from django.db import models
 from django.utils import timezone
-
-from decimal import Decimal
 
 from brands.models import Brand, Creator
 from config.lib.statements import Row, write_guarded
 
 from ..fx.arithmetic import at_rate
-
 from .orders import Attribution, Order
 
 
