@@ -5,7 +5,9 @@ import shutil
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.utils import timezone
 
+from attribution.fx import lookup as fx_lookup
 from attribution.fx.lookup import forget as forget_rates
 from attribution.review.config import forget as forget_reviews
 from brands.resolution import forget_all_locally
@@ -81,6 +83,21 @@ def _fast_and_clean(settings):
     forget_all_locally()
     forget_reviews()
     forget_rates()
+
+
+STORED_NEWEST_RATE_DAY = fx_lookup.newest_day
+
+
+@pytest.fixture(autouse=True)
+def _rates_refreshed_today(monkeypatch):
+    """The alert rules see the currency rates refreshed today: the table holds the bundled history, which ages.
+    The stale-rates rule's own tests read the table (the `rates_as_stored` fixture)."""
+    monkeypatch.setattr(fx_lookup, "newest_day", lambda: timezone.now().date())
+
+
+@pytest.fixture
+def rates_as_stored(monkeypatch):
+    monkeypatch.setattr(fx_lookup, "newest_day", STORED_NEWEST_RATE_DAY)
 
 
 @pytest.fixture(autouse=True)

@@ -12,12 +12,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from brands.models import Brand
-from health.alerts import notifications, review_rules
+from health.alerts import fx_rules, notifications, review_rules
 from health.alerts.facts import read_facts
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Incident, Notification
 from health.alerts.review_facts import read_review_facts
@@ -58,7 +59,9 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
         open_incidents = list(Incident.objects.filter(resolved_at__isnull=True).order_by("id"))
         for incident in open_incidents:
             rules = rule_sets.get(incident.brand_id) or AlertRuleSet()
-            if incident.brand_id is None:
+            if incident.rule == Incident.Rule.FX_STALE:
+                done = fx_rules.cleared(service, now, stale_days=settings.FX_RATES_STALE_DAYS)
+            elif incident.brand_id is None:
                 done = service_cleared(service, now)
             else:
                 brand_facts = facts.get(incident.brand_id)  # None: the brand was deactivated
@@ -83,6 +86,8 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
         ]
         if (service_finding := check_service(service, now)) is not None:
             found.append((None, service_finding, True))
+        if (stale := fx_rules.check(service, now, stale_days=settings.FX_RATES_STALE_DAYS)) is not None:
+            found.append((None, stale, True))
         for brand_id, finding, email in found:
             if (brand_id, finding.rule, finding.subject) in open_keys:
                 continue

@@ -12,6 +12,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncHour
 
 from attribution.durability import spool
+from attribution.fx import lookup as fx_lookup
 from attribution.models import Reconciliation
 from attribution.outcomes.endpoints import NOT_ORDERS, ORDER_ENDPOINTS, Endpoint
 from health.alerts.models import AlertRuleSet, Incident
@@ -70,6 +71,7 @@ def read_facts(
     # What the servers' last replay runs left waiting (attribution.durability.spool.backlog), not this machine's disk.
     waiting = spool.backlog()
     service.spool_waiting, service.spool_oldest_at = waiting.waiting, waiting.oldest_received_at
+    service.newest_rate_day = fx_lookup.newest_day()
     return facts, service
 
 

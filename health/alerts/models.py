@@ -104,6 +104,10 @@ class AlertRuleSet(models.Model):
         return f"alert rules of {self.brand}"
 
 
+# The rules of the service, not of a brand: their incidents name no brand.
+SERVICE_RULES = ["service_side", "fx_rates_stale"]
+
+
 class Incident(models.Model):
     """One firing of a rule: opened when its condition holds, resolved by evaluation when it clears."""
 
@@ -116,8 +120,10 @@ class Incident(models.Model):
         REVIEW_OVERDUE = "review_overdue", "Holds waiting for review"
         CODE_LEAK = "code_leak", "Code leak suspected"
         REFUND_OUTLIER = "refund_outlier", "Refund rate above the brand's"
+        FX_STALE = "fx_rates_stale", "Currency rates out of date"  # account managers', as service_side
 
-    # Null for the service-side rule: a fault of this service concerns every brand, and account managers.
+    # Null for the service-side rules (a fault of this service, stale currency rates): they concern every brand,
+    # and account managers.
     brand = models.ForeignKey(
         Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="incidents", db_index=False
     )  # incident_brand_time_idx below starts with brand
@@ -142,8 +148,8 @@ class Incident(models.Model):
             ),
             models.CheckConstraint(
                 name="incident_service_side_has_no_brand",
-                condition=models.Q(rule="service_side", brand__isnull=True)
-                | (~models.Q(rule="service_side") & models.Q(brand__isnull=False)),
+                condition=models.Q(rule__in=SERVICE_RULES, brand__isnull=True)
+                | (~models.Q(rule__in=SERVICE_RULES) & models.Q(brand__isnull=False)),
             ),
             models.CheckConstraint(
                 name="incident_resolves_after_it_opens",

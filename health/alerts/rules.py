@@ -8,7 +8,7 @@ open again at the same evaluation; a spike clears at half its thresholds, so it 
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from attribution.outcomes import OUTCOMES, RECORDED, Outcome
 from attribution.outcomes.endpoints import Endpoint
@@ -81,6 +81,7 @@ class ServiceFacts:
     failures_last_hour: Counter = field(default_factory=Counter)  # insert_failed / handler_error, all brands
     spool_waiting: int = 0
     spool_oldest_at: datetime | None = None
+    newest_rate_day: date | None = None  # the newest currency rate stored (health.alerts.fx_rules)
 
 
 @dataclass(frozen=True)
