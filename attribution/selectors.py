@@ -1,6 +1,7 @@
 """Reads behind the read API (GET /api/Affiliates/orders/<order_id>): what a brand's order and its
 commission look like from outside (docs/api.md, "Read API")."""
 
+from .fx.conversion import locked
 from .models import Commission, Order
 from .money import money, plain
 from .review import holds as review_holds
@@ -46,6 +47,7 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
             if commission.paid_amount is not None
             else None,
             "statement": f"{billed.month:%Y-%m}" if (billed := commission.billed_statement) else None,
+            **reporting(commission),
             "state_changes": [
                 {
                     "changed_at": m.changed_at.isoformat(),
@@ -89,3 +91,26 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
             else [],
         }
     return body
+
+
+def reporting(commission: Commission) -> dict:
+    """The commission in its brand's reporting currency as it was locked (docs/currencies.md): `reporting`
+    with the rate, its date and source, or null and `reporting_reason` saying why."""
+    conversion = locked(commission)
+    if conversion is None:
+        return {
+            "reporting": None,
+            "reporting_reason": "Created before currency conversion; not converted yet.",
+        }
+    if not conversion.converted:
+        return {"reporting": None, "reporting_reason": conversion.reason}
+    return {
+        "reporting": {
+            "amount": money(conversion.amount, conversion.currency),
+            "currency": conversion.currency,
+            "rate": commission.fx_rate,
+            "rate_date": conversion.rate_date.isoformat(),
+            "source": conversion.source,
+        },
+        "reporting_reason": None,
+    }

@@ -242,6 +242,51 @@ def _read_parameters() -> list[OpenApiParameter]:
     ]
 
 
+# The commission in the brand's reporting currency, locked when it was created (docs/currencies.md).
+REPORTING = {
+    "type": "object",
+    "nullable": True,
+    "description": "The commission converted into your reporting currency when it was created, at the ECB "
+    "reference rates of the order's date (the last published on or before it), and never again: an amount "
+    "update converts at the same rate. Null when its currency had no rate (see `reporting_reason`).",
+    "required": ["amount", "currency", "rate", "rate_date", "source"],
+    "properties": {
+        "amount": {
+            "type": "string",
+            "description": "In the reporting currency's minor units, rounded once, half up.",
+            "example": "22.34",
+        },
+        "currency": {
+            "type": "string",
+            "description": "Your reporting currency (ISO 4217).",
+            "example": "USD",
+        },
+        "rate": {
+            "type": "string",
+            "description": "Units of the reporting currency per unit of the commission's, exactly as computed "
+            '(through the euro: EUR->reporting / EUR->commission\'s currency; "1" for the same currency).',
+            "example": "1.1172",
+        },
+        "rate_date": {
+            "type": "string",
+            "format": "date",
+            "description": "The publication day of the rates used (a weekend order takes Friday's).",
+        },
+        "source": {
+            "type": "string",
+            "description": "`ECB`, or `same currency` when no rate was needed.",
+            "example": "ECB",
+        },
+    },
+}
+REPORTING_REASON = {
+    "type": "string",
+    "nullable": True,
+    "description": "Why `reporting` is null (no rate for the currency on or before the order's date); null "
+    "when converted.",
+}
+
+
 ORDER_READ = dict(
     summary="Read one of your orders and its commission (reconciliation)",
     description="Records nothing in the outcome log.",
@@ -281,6 +326,7 @@ ORDER_READ = dict(
                         "type": "object",
                         "nullable": True,
                         "description": "Its commission now, with its history; null without one.",
+                        "properties": {"reporting": REPORTING, "reporting_reason": REPORTING_REASON},
                     },
                 },
             },

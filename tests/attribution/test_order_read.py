@@ -28,7 +28,10 @@ def updated_commission(brand):
         request_id="req-update-0001",
     )
     Commission.objects.filter(pk=commission.pk).update(
-        order_amount=Decimal("49.90"), amount=Decimal("4.99"), updated_at=CHANGED_AT
+        order_amount=Decimal("49.90"),
+        amount=Decimal("4.99"),
+        reporting_amount=Decimal("4.99"),
+        updated_at=CHANGED_AT,
     )
     return commission
 
@@ -70,6 +73,15 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "paid_at": None,
             "paid_amount": None,
             "statement": None,
+            # In the brand's reporting currency (USD, its own): no rate needed (docs/currencies.md).
+            "reporting": {
+                "amount": "4.99",
+                "currency": "USD",
+                "rate": "1",
+                "rate_date": "2026-05-01",
+                "source": "same currency",
+            },
+            "reporting_reason": None,
             "state_changes": [],
             "holds": [],  # no review rule held it (docs/review.md)
             "history": [
