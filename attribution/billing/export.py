@@ -8,6 +8,7 @@ from django.utils.text import slugify
 
 from config.lib.csvfiles import safe_cell, stream
 
+from ..fx.arithmetic import at_rate
 from ..models import Adjustment, Commission, Statement
 from ..money import in_minor_units
 from .statements import statement_adjustments, statement_commissions
@@ -19,6 +20,14 @@ CSV_HEADER = [
     "creator",
     "currency",
     "amount",
+    # The row in the brand's reporting currency, at its commission's locked rate (docs/currencies.md): empty,
+    # with the reason, when it had no rate.
+    "reporting_currency",
+    "reporting_amount",
+    "fx_rate",
+    "fx_rate_date",
+    "fx_source",
+    "fx_reason",
     "commission_state",
     "locked_at",
     "paid_at",
@@ -33,7 +42,8 @@ CSV_HEADER = [
 def csv_lines(statement: Statement, *, zone: tzinfo = UTC) -> Iterator[str]:
     """Every commission and adjustment behind a statement, one CSV row each, streamed.
 
-    Totals are not rows: a spreadsheet sums `amount` per currency, and never across currencies. Text a
+    Totals are not rows: a spreadsheet sums `amount` per currency, never across currencies, and
+    `reporting_amount` (each row at its commission's locked rate) for the statement's total. Text a
     brand or a caller chose is guarded against formula injection; amounts stay numbers (negative ones too).
     Times are in `zone` with their UTC offset, and the zone is named in the last column.
     """
@@ -59,6 +69,7 @@ def _csv_row(
         return value.astimezone(zone).isoformat() if value else ""
 
     billed_on = commission.statement if adjustment is not None else None
+    converted = bool(commission.fx_rate)
     return [
         month,
         "adjustment" if adjustment is not None else "commission",
@@ -66,6 +77,12 @@ def _csv_row(
         safe_cell(commission.creator.name),
         commission.currency,
         amount,
+        commission.reporting_currency,
+        at_rate(amount, Decimal(commission.fx_rate), commission.reporting_currency) if converted else "",
+        commission.fx_rate,
+        commission.fx_rate_date.isoformat() if commission.fx_rate_date else "",
+        commission.fx_source,
+        safe_cell(commission.fx_reason),
         commission.state,
         iso(commission.locked_at),
         iso(commission.paid_at),

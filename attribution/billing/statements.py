@@ -2,7 +2,8 @@
 currency, its totals per currency, and the commissions and adjustments behind them.
 
 Statement figures are read from their commissions and adjustments, never stored twice. Amounts are
-Decimal and per currency: amounts of different currencies are never added up.
+Decimal and per currency: amounts of different currencies are never added up as they are, only each
+converted at its commission's locked rate into the brand's reporting currency (attribution.billing.reporting).
 """
 
 from collections.abc import Iterable
@@ -14,6 +15,7 @@ from django.db.models.functions import Coalesce
 
 from ..models import Adjustment, Commission, Statement
 from ..money import in_minor_units
+from .reporting import in_reporting
 
 State = Commission.State
 
@@ -50,6 +52,9 @@ class Figures:
 class Line(Figures):
     creator_id: int = 0
     creator: str = ""
+    # In the brand's reporting currency (attribution.billing.reporting): None when nothing of the line was
+    # converted into it.
+    reporting: Decimal | None = None
 
 
 @dataclass
@@ -57,6 +62,7 @@ class Summary:
     statement: Statement
     lines: list[Line]  # one per creator and currency, by creator name
     totals: list[Figures]  # one per currency, by currency code
+    reporting: object = None  # attribution.billing.reporting.InReporting, set by summarize
 
 
 def summarize(statement: Statement) -> Summary:
@@ -91,10 +97,17 @@ def summarize(statement: Statement) -> Summary:
             row["count"],
             in_minor_units(row["total"], row["currency"]),
         )
+    reported = in_reporting(
+        statement, statement.brand.reporting_currency_now(), billed=billed_commissions(statement)
+    )
+    for key, amount in reported.lines.items():
+        if key in lines:
+            lines[key].reporting = amount
     return Summary(
         statement,
         sorted(lines.values(), key=lambda x: (x.creator.lower(), x.creator_id, x.currency)),
         _totals(lines.values()),
+        reported,
     )
 
 
