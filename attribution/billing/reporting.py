@@ -77,8 +77,8 @@ def in_reporting(statement: Statement, currency: str, *, billed) -> InReporting:
     """The statement's lines and total in `currency` (two queries: its `billed` commissions, annotated with
     what each bills (attribution.billing.statements.billed_commissions), and its adjustments)."""
     found = InReporting(currency)
-    for creator_id, own, billed, *locked in billed.values_list("creator_id", "currency", "billed", *_LOCKED):
-        found.add((creator_id, own), billed, currency=own, **_named(locked))
+    for creator_id, own, amount, *locked in billed.values_list("creator_id", "currency", "billed", *_LOCKED):
+        found.add((creator_id, own), amount, currency=own, **_named(locked))
     for creator_id, own, amount, *locked in Adjustment.objects.filter(statement=statement).values_list(
         "commission__creator_id", "currency", "amount", *(f"commission__{name}" for name in _LOCKED)
     ):
