@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..fx import sentences
-from ..fx.arithmetic import at_rate
+from ..fx.arithmetic import ECB, at_rate
 from ..models import Adjustment, Statement
 
 ZERO = Decimal(0)
@@ -39,7 +39,7 @@ class InReporting:
 
     @property
     def rates_used(self) -> str:
-        return sentences.rates_used(self.currency, self.rate_days, self.sources)
+        return sentences.rates_used(self.currency, self.rate_days, self.sources, converted=bool(self.lines))
 
     @property
     def apart_list(self) -> list[Apart]:
@@ -65,7 +65,8 @@ class InReporting:
             return None
         converted = at_rate(amount, Decimal(fx_rate), self.currency)
         self.lines[key] = self.lines.get(key, ZERO) + converted
-        self.rate_days.add(rate_date)
+        if source == ECB:  # the same currency needed no rate: its day says nothing of the rates used
+            self.rate_days.add(rate_date)
         self.sources.add(source)
         return converted
 

@@ -5,19 +5,21 @@ from datetime import date
 from .arithmetic import ECB
 
 
-def rates_used(currency: str, days, sources) -> str:
-    """Which rates a total in `currency` was converted at: their source and the span of their days."""
+def rates_used(currency: str, days, sources=(ECB,), *, converted: bool = True) -> str:
+    """Which rates a total in `currency` was converted at: their source and the span of their days.
+    `converted`: something was converted (in `currency` already, it needed no rate)."""
     known = sorted({d for d in days if d is not None})
-    if not known:
+    if not known and not converted:
         return f"Nothing converted into {currency} yet."
-    span = _day(known[0]) if known[0] == known[-1] else f"{_day(known[0])} to {_day(known[-1])}"
-    if ECB in sources:
-        rate = f"the ECB reference rate of its order's date (published {span})"
-    else:
-        rate = f"no rate needed, all in {currency} ({span})"
+    span = ""
+    if known:
+        span = _day(known[0]) if known[0] == known[-1] else f"{_day(known[0])} to {_day(known[-1])}"
+        span = f" (rates published {span})"
+    source = "the ECB reference rate" if ECB in sources or not known else "the rate"
     return (
-        f"In {currency}: each commission converted when it was created, at {rate}, and rounded once to "
-        f"{currency}'s minor units; the rate and its date are on each commission and in the CSV export."
+        f"In {currency}: each commission converted when it was created, at {source} of its order's date{span}, "
+        f"and rounded once to {currency}'s minor units; its rate and date are on the commission and in the "
+        "CSV export."
     )
 
 

@@ -9,10 +9,12 @@ cancel or an update after the period still moves them.
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 
 from django.db import connections
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, DecimalField, F, Max, Min, Q, Sum, Value
+from django.db.models.functions import Cast, NullIf
 
 from attribution.models import Click, Commission
 from attribution.review import figures
@@ -112,6 +114,10 @@ class CreatorRow:
     clicks: int | None = 0  # None in the test namespace: clicks are not test or live
     counts: Counts = field(default_factory=Counts)
     money: dict[str, Money] = field(default_factory=dict)  # currency -> figures
+    # The figures of the commissions converted into the brand's reporting currency (docs/currencies.md), and
+    # per currency the commissions not cancelled that were not (no rate; another reporting currency then).
+    reporting: Money = field(default_factory=Money)
+    apart: dict[str, int] = field(default_factory=dict)
 
     @property
     def conversion(self) -> float | None:
@@ -127,13 +133,38 @@ class CreatorTable:
     rows: list[CreatorRow]
     totals: CreatorRow
     currencies: list[str]
+    reporting_currency: str = ""
+    rate_days: tuple = ()  # the first and last publication day of the ECB rates behind the reporting figures
 
 
-def figures_by(commissions, *keys: str, refunds: dict | None = None) -> list[tuple]:
+# A commission's locked rate, as a number: its order total and paid amount are converted at it on the read (its
+# commission amount was converted once, when it was created: reporting_amount).
+_RATE = Cast(NullIf("fx_rate", Value("")), DecimalField(max_digits=40, decimal_places=28))
+
+
+def reporting_figures(currency: str) -> dict:
+    """The annotations of figures_by for the figures in the reporting `currency`, in _split's order."""
+    standing = ~Q(state=State.CANCELLED)
+    converted = Q(reporting_currency=currency, reporting_amount__isnull=False)
+    return {
+        "r_standing": Count("pk", filter=standing & converted),
+        "r_revenue": Sum(F("order_amount") * _RATE, filter=standing & converted),
+        "r_earned": Sum("reporting_amount", filter=Q(state__in=EARNED) & converted),
+        "r_pending": Sum("reporting_amount", filter=Q(state=State.PENDING) & converted),
+        "r_held": Sum("reporting_amount", filter=Q(state=State.HELD) & converted),
+        "r_paid": Sum(F("paid_amount") * _RATE, filter=Q(state=State.PAID) & converted),
+        "r_apart": Count("pk", filter=standing & ~converted),
+        "r_first": Min("fx_rate_date", filter=converted & Q(fx_source="ECB")),
+        "r_last": Max("fx_rate_date", filter=converted & Q(fx_source="ECB")),
+    }
+
+
+def figures_by(commissions, *keys: str, refunds: dict | None = None, reporting: str = "") -> list[tuple]:
     """Counts and money of `commissions` grouped by `keys` (plus the currency): one grouped query over the
     commissions alone, which carry their order's path and shopper. Each row is the keys, the currency and
-    the figures `_split` reads. `refunds`: the review figures' refund counts
-    (attribution.review.figures.refund_counts), added to the same pass after them."""
+    the figures `_split` reads: with `reporting`, the figures converted into that currency after them
+    (reporting_figures); `refunds`: the review figures' refund counts
+    (attribution.review.figures.refund_counts), added to the same pass last."""
     standing = ~Q(state=State.CANCELLED)
     return _rows(
         commissions.order_by()
@@ -150,6 +181,7 @@ def figures_by(commissions, *keys: str, refunds: dict | None = None) -> list[tup
             pending=Sum("amount", filter=Q(state=State.PENDING)),
             held=Sum("amount", filter=Q(state=State.HELD)),
             paid=Sum("paid_amount", filter=Q(state=State.PAID)),
+            **(reporting_figures(reporting) if reporting else {}),
             **(refunds or {}),
         )
     )
@@ -169,15 +201,35 @@ def _rows(grouped) -> list[tuple]:
         return cursor.fetchall()
 
 
-def _split(figures) -> tuple[Counts, Money]:
-    """A row of figures_by after its keys and currency: its counts and its money."""
+@dataclass
+class Reported:
+    """A row's figures in the reporting currency (figures_by with `reporting`)."""
+
+    money: Money
+    apart: int  # commissions not cancelled, not converted into it
+    first: object  # the first and last publication day of the ECB rates used, or None
+    last: object
+
+
+def _split(figures, *, reporting: bool = False) -> tuple[Counts, Money, Reported | None]:
+    """A row of figures_by after its keys and currency: its counts, its money and (with `reporting`) its
+    figures in the reporting currency."""
     orders, by_click, by_code, by_shopper, returning, standing, revenue, earned, pending, held, paid = (
         figures[:11]
     )
-    judged, cancelled = figures[11:] or (0, 0)
+    reported = None
+    rest = figures[11:]
+    if reporting:
+        r_standing, r_revenue, r_earned, r_pending, r_held, r_paid, apart, first, last = rest[:9]
+        rest = rest[9:]
+        r_money = Money(
+            r_revenue or ZERO, r_standing, r_earned or ZERO, r_pending or ZERO, r_held or ZERO, r_paid or ZERO
+        )
+        reported = Reported(r_money, apart, first, last)
+    judged, cancelled = rest or (0, 0)
     counts = Counts(orders, by_click, by_code, by_shopper, returning, judged, cancelled)
     money = Money(revenue or ZERO, standing, earned or ZERO, pending or ZERO, held or ZERO, paid or ZERO)
-    return counts, money
+    return counts, money, reported
 
 
 def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> CreatorTable:
@@ -188,9 +240,12 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
     connections while this thread reads the creators and the code shares (health.pages.concurrent_reads)."""
     span = {"since": period.start, "until": period.end, "is_test": is_test}
     commissions = figures.commissions_of(brand.pk, **span)
+    reporting = brand.reporting_currency_now()
     with ConcurrentReads(Commission) as reads:
         grouped = reads.run(
-            lambda: figures_by(commissions, "creator_id", refunds=figures.refund_counts(brand.pk))
+            lambda: figures_by(
+                commissions, "creator_id", refunds=figures.refund_counts(brand.pk), reporting=reporting
+            )
         )
         clicks = None if is_test else reads.run(lambda: _clicks(brand, period))
         rows = {
@@ -208,14 +263,19 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
                 rows[creator_id].clicks = n
     totals = CreatorRow(None, "All creators", clicks=None if is_test else 0)
     currencies = set()
+    rate_days = set()
     for creator_id, currency, *values in grouped.result():
         line = rows.get(creator_id)
         if line is None:  # a creator deleted since: her commissions keep her (PROTECT), so never
             continue
-        counts, money = _split(values)
+        counts, money, reported = _split(values, reporting=True)
         line.counts.add(counts)
         line.money[currency] = money  # one row per creator and currency
         currencies.add(currency)
+        line.reporting.add(reported.money)
+        if reported.apart:
+            line.apart[currency] = line.apart.get(currency, 0) + reported.apart
+        rate_days.update(d for d in (reported.first, reported.last) if d is not None)
     for share in shares.values():
         if share.creator_id in rows:
             rows[share.creator_id].counts.with_code += share.recent_orders
@@ -226,7 +286,18 @@ def creator_table(brand: Brand, period: LocalPeriod, *, is_test: bool) -> Creato
             totals.clicks += line.clicks
         for currency, money in line.money.items():
             totals.money.setdefault(currency, Money()).add(money)
-    return CreatorTable(list(rows.values()), totals, sorted(currencies))
+        totals.reporting.add(line.reporting)
+        for currency, n in line.apart.items():
+            totals.apart[currency] = totals.apart.get(currency, 0) + n
+    days = sorted(_as_date(d) for d in rate_days)
+    return CreatorTable(
+        list(rows.values()), totals, sorted(currencies), reporting, (days[0], days[-1]) if days else ()
+    )
+
+
+def _as_date(value):
+    """A day as SQLite returns it from MIN/MAX on a raw read (text), or as PostgreSQL does (a date)."""
+    return date.fromisoformat(value) if isinstance(value, str) else value
 
 
 def _clicks(brand: Brand, period: LocalPeriod) -> list[tuple[int, int]]:

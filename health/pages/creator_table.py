@@ -1,5 +1,5 @@
-"""What the Creators page and its CSV show of a CreatorTable: the columns (one per figure and currency), their
-sort and the CSV lines. No database here."""
+"""What the Creators page and its CSV show of a CreatorTable: the columns (each money figure in the brand's
+reporting currency, and once per currency as paid), their sort and the CSV lines. No database here."""
 
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +38,7 @@ DEFAULT_SORT = "orders"
 
 @dataclass(frozen=True)
 class Column:
-    key: str  # the sort key: "orders", "revenue:EUR"
+    key: str  # the sort key: "orders", "revenue:EUR", "revenue@USD" (converted into the reporting currency)
     heading: str
     currency: str = ""
 
@@ -58,12 +58,20 @@ def money_columns(currencies: list[str]) -> list[Column]:
     return [Column(f"{key}:{c}", heading, c) for c in currencies for key, heading in MONEY]
 
 
-def columns(currencies: list[str]) -> list[Column]:
-    return [*count_columns(), *money_columns(currencies)]
+def reporting_columns(currency: str) -> list[Column]:
+    """The second table's by default: each money figure in the brand's reporting currency (docs/currencies.md)."""
+    return [Column(f"{key}@{currency}", heading, currency) for key, heading in MONEY] if currency else []
+
+
+def columns(currencies: list[str], reporting: str = "") -> list[Column]:
+    return [*count_columns(), *reporting_columns(reporting), *money_columns(currencies)]
 
 
 def value(row: CreatorRow, key: str):
     """The figure `key` of `row`: a number, or None where it has no value (no clicks, no orders)."""
+    if "@" in key:
+        name = key.partition("@")[0]
+        return row.reporting.average if name == "average" else getattr(row.reporting, name)
     name, _, currency = key.partition(":")
     if currency:
         figures = row.money_in(currency)
@@ -92,7 +100,7 @@ def sort_rows(table: CreatorTable, key: str, descending: bool) -> list[CreatorRo
 
 def sort_key(asked: str | None, table: CreatorTable) -> str:
     """The asked sort when the page has that column (or "name"), else the default."""
-    known = {c.key for c in columns(table.currencies)} | {"name"}
+    known = {c.key for c in columns(table.currencies, table.reporting_currency)} | {"name"}
     return asked if asked in known else DEFAULT_SORT
 
 
@@ -150,6 +158,18 @@ def _csv_line(row: CreatorRow, table: CreatorTable, period: LocalPeriod, namespa
         c.new,
         c.returning,
     ]
+    # In the reporting currency (docs/currencies.md), then what was not converted into it, per currency.
+    reporting = table.reporting_currency
+    figures = row.reporting
+    cells += [
+        _amount(figures.revenue, reporting),
+        _amount(figures.average, reporting),
+        _amount(figures.earned, reporting),
+        _amount(figures.pending, reporting),
+        _amount(figures.held, reporting),
+        _amount(figures.paid, reporting),
+        " ".join(f"{currency}:{n}" for currency, n in sorted(row.apart.items())),
+    ]
     for currency in table.currencies:
         figures = row.money_in(currency)
         cells += [
@@ -172,6 +192,8 @@ def csv_lines(table: CreatorTable, period: LocalPeriod, *, namespace: str) -> It
         "time_zone",
         "namespace",
         *CSV_COUNTS,
+        *(f"{key}_in_{table.reporting_currency}" for key, _ in MONEY),
+        "not_converted_commissions",
         *(f"{key}_{c}" for c in table.currencies for key, _ in MONEY),
     ]
     lines = (_csv_line(row, table, period, namespace) for row in [*table.rows, table.totals])
@@ -193,9 +215,15 @@ def shown(figure, column: Column) -> str:
     return f"{figure:,}"
 
 
-def sort_choices(currencies: list[str]) -> list[tuple[str, str]]:
+def sort_choices(currencies: list[str], reporting: str = "") -> list[tuple[str, str]]:
     """(key, label) of every sort the page offers, for its "Sort by" menu."""
-    return [("name", "Creator"), *((c.key, f"{c.heading} {c.currency}".strip()) for c in columns(currencies))]
+    return [
+        ("name", "Creator"),
+        *(
+            (c.key, f"{c.heading} {c.currency}{' (converted)' if '@' in c.key else ''}".strip())
+            for c in columns(currencies, reporting)
+        ),
+    ]
 
 
 def headers(columns_: list[Column], sort: str, descending: bool) -> list[dict]:

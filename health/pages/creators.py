@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
+from attribution.fx.sentences import rates_used
 from health.pages import creator_page_queries as her
 from health.pages import creator_table
 from health.pages.access import brand_page
@@ -47,7 +48,14 @@ def creators(request, chosen):
     show_all = request.GET.get("all") == "1"
     shown = rows if show_all else rows[:ROWS_SHOWN]
     brand_rate = table.totals.counts.refund_rate
-    # Two tables with the same rows in the same order: the counts and shares, then the money per currency.
+    # The money in the brand's reporting currency, or (one click away) each currency as paid.
+    each_currency = request.GET.get("money") == "each"
+    money = (
+        creator_table.money_columns(table.currencies)
+        if each_currency
+        else creator_table.reporting_columns(table.reporting_currency)
+    )
+    # Two tables with the same rows in the same order: the counts and shares, then the money.
     tables = [
         {
             "headers": creator_table.headers(columns, sort, descending),
@@ -63,7 +71,7 @@ def creators(request, chosen):
             ],
             "totals": _cells(table.totals, columns),
         }
-        for columns in (creator_table.count_columns(), creator_table.money_columns(table.currencies))
+        for columns in (creator_table.count_columns(), money)
     ]
     return render(
         request,
@@ -77,7 +85,14 @@ def creators(request, chosen):
             "table": table,
             "counts_table": tables[0],
             "money_table": tables[1],
-            "sort_choices": creator_table.sort_choices(table.currencies),
+            "sort_choices": creator_table.sort_choices(table.currencies, table.reporting_currency),
+            "each_currency": each_currency,
+            "rates_used": rates_used(
+                table.reporting_currency,
+                table.rate_days,
+                ["ECB"],
+                converted=table.totals.reporting.standing > 0 or table.totals.reporting.commission > 0,
+            ),
             "brand_refund_rate": brand_rate,
             "period_query": _period_query(request),
             "sort": sort,

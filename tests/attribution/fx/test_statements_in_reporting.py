@@ -55,7 +55,9 @@ def test_the_total_in_the_reporting_currency_is_the_sum_of_its_lines(rates, bran
         ("GBP", Decimal("10.00")),
         ("USD", Decimal("7.00")),
     ]
-    assert "ECB reference rate of its order's date (published 2026-10-30)" in summary.reporting.rates_used
+    assert (
+        "ECB reference rate of its order's date (rates published 2026-10-30)" in summary.reporting.rates_used
+    )
 
 
 def test_an_item_without_a_rate_is_shown_apart_never_summed_in(rates, brand):

@@ -138,7 +138,7 @@ def cells(html: str, creator_id, key: str) -> str:
 
 
 def test_the_page_shows_each_figure_in_its_column(alice_client, world):
-    response = alice_client.get(URL, OCTOBER)
+    response = alice_client.get(URL, {**OCTOBER, "money": "each"})  # each currency as paid
 
     html = response.content.decode()
     ana = world["Ana"].pk
@@ -203,24 +203,27 @@ def test_the_page_reads_a_fixed_number_of_queries_however_many_creators(
     alice_client, brand, prop, world, django_assert_num_queries
 ):
     alice_client.get(URL, OCTOBER)  # session and user settings warm
-    # Session, user, brands; the creators, their clicks, the commissions (counts, money and refund counts in
-    # one pass), the codes and the orders that sent them.
-    with django_assert_num_queries(8):
+    # Session, user, brands; the brand's reporting currency and its shop connections, the creators, their
+    # clicks, the commissions (counts, money, money converted and refund counts in one pass), the codes and
+    # the orders that sent them.
+    with django_assert_num_queries(10):
         alice_client.get(URL, OCTOBER)
     for n in range(30):
         creator = factories.CreatorFactory(brand=brand, name=f"Z{n}")
         factories.ClickFactory(property=prop, creator=creator, clicked_at=at(10, 3))
         creators_world.order(brand, f"Z{n}", creator=creator, amount="10", received_at=at(10, 3))
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(10):
         alice_client.get(URL, OCTOBER)
 
 
 def test_the_table_is_five_queries_live_and_four_in_the_test_namespace(
     brand, world, django_assert_num_queries
 ):
-    with django_assert_num_queries(5):  # the creators, the clicks, the commissions, the codes, their orders
+    # The brand's shop connections (its reporting currency), the creators, the clicks, the commissions, the
+    # codes, their orders.
+    with django_assert_num_queries(6):
         creator_table(brand, october(), is_test=False)
-    with django_assert_num_queries(4):  # clicks are neither test nor live
+    with django_assert_num_queries(5):  # clicks are neither test nor live
         creator_table(brand, october(), is_test=True)
 
 

@@ -2,10 +2,12 @@
 looks for them, sorting, the way to her page and on to an order, and nothing wider than the window."""
 
 import re
+from datetime import date
 
 import pytest
 from playwright.sync_api import expect
 
+from attribution.fx import loading
 from tests.health.pages import creators_world
 
 from .conftest import overflow, stacked
@@ -17,6 +19,7 @@ OCTOBER = "period=custom&from=2026-10-01&to=2026-10-31"
 
 @pytest.fixture
 def world(brand, prop):
+    loading.load_bundled(since=date(2026, 10, 1))  # a transactional test before may have emptied the table
     return creators_world.build(brand, prop)
 
 
@@ -34,8 +37,16 @@ def test_the_creators_page_shows_each_creator_with_her_figures_and_the_brands(op
     expect(ana.locator('[data-key="refund_rate"]')).to_have_text("14.3%")
     expect(page.locator('#creators tfoot [data-key="refund_rate"]')).to_have_text("12.5%")
     money = page.locator(f'#creators-money tr[data-creator="{world["Ana"].pk}"]')
+    expect(money.locator('[data-key="held@USD"]')).to_have_text("7.00")  # in the reporting currency
+    expect(page.locator("#rates-used")).to_contain_text(
+        "In USD: each commission converted when it was created, at the ECB reference rate of its order's date "
+        "(rates published 2026-10-15)"
+    )
+    assert overflow(page) == 0
+    page.get_by_role("link", name="Show each currency as paid").click()  # one click away
     expect(money.locator('[data-key="revenue:USD"]')).to_have_text("480.00")
     expect(money.locator('[data-key="held:USD"]')).to_have_text("7.00")
+    expect(money.locator('[data-key="revenue:EUR"]')).to_have_text("40.00")
     assert overflow(page) == 0
     if width == 400:
         assert stacked(page.locator("#creators"))
@@ -49,7 +60,7 @@ def test_it_sorts_by_a_heading_on_a_laptop_and_by_the_menu_anywhere(open_page, a
 
     if width == 1280:
         page.locator("#creators-money thead").get_by_role("link", name=re.compile("^Revenue")).first.click()
-        expect(page).to_have_url(re.compile(r"sort=revenue%3AEUR|sort=revenue:EUR"))
+        expect(page).to_have_url(re.compile(r"sort=revenue%40USD|sort=revenue@USD"))
         assert names(page) == ["Ana", "Ben", "Cleo"]
     page.get_by_label("Sort by").select_option(label="Revenue USD")
     page.get_by_label("Direction").select_option("asc")
