@@ -74,3 +74,21 @@ def locked(commission) -> Conversion | None:
         commission.fx_source,
         commission.fx_reason,
     )
+
+
+def translate(
+    amounts: dict[str, Decimal], *, to: str, at: datetime
+) -> tuple[Decimal, dict[str, Decimal], date | None]:
+    """Totals of several currencies in `to` at the rates in force at `at` (not a locked conversion: the
+    portfolio's sum of brands, docs/currencies.md): the sum, the amounts of currencies with no rate (apart),
+    and the publication day of the rates used (None when none was needed)."""
+    total, apart, day = Decimal(0), {}, None
+    for currency, amount in amounts.items():
+        converted = convert(amount, currency, to=to, ordered_at=at)
+        if converted.converted:
+            total += converted.amount
+            if converted.source != SAME_CURRENCY:
+                day = converted.rate_date
+        else:
+            apart[currency] = amount
+    return total, apart, day

@@ -17,6 +17,7 @@ from brands.hosts import normalize_host
 from brands.models import Creator, DiscountCode
 from health.alerts.models import Incident
 from health.pages.creator_period import LocalPeriod
+from health.pages.creator_queries import LOCKED_RATE
 
 LATEST_ORDERS = 25
 STANDING = ~Q(state=Commission.State.CANCELLED)
@@ -42,17 +43,28 @@ class Day:
     day: date
     orders: int = 0
     revenue: dict[str, Decimal] = field(default_factory=dict)  # currency -> order totals not cancelled
+    # The same converted into the brand's reporting currency at each commission's locked rate, and the
+    # commissions not cancelled that were not (no rate): docs/currencies.md.
+    reporting: Decimal = Decimal(0)
+    apart: int = 0
 
 
-def daily(creator: Creator, period: LocalPeriod, *, is_test: bool) -> list[Day]:
-    """Every day of the period (the reader's days), with her orders and revenue."""
+def daily(creator: Creator, period: LocalPeriod, *, is_test: bool, reporting: str = "") -> list[Day]:
+    """Every day of the period (the reader's days), with her orders and revenue, and that revenue in the
+    `reporting` currency."""
     days = {d: Day(d) for d in period.days}
+    converted = Q(reporting_currency=reporting, reporting_amount__isnull=False)
     rows = (
         her_commissions(creator, period, is_test=is_test)
         .annotate(day=TruncDate("created_at", tzinfo=period.zone))
         .order_by()
         .values("day", "currency")
-        .annotate(n=Count("pk"), revenue=Sum("order_amount", filter=STANDING))
+        .annotate(
+            n=Count("pk"),
+            revenue=Sum("order_amount", filter=STANDING),
+            reporting=Sum(F("order_amount") * LOCKED_RATE, filter=STANDING & converted),
+            apart=Count("pk", filter=STANDING & ~converted),
+        )
     )
     for row in rows:
         day = days.get(row["day"])
@@ -61,6 +73,8 @@ def daily(creator: Creator, period: LocalPeriod, *, is_test: bool) -> list[Day]:
         day.orders += row["n"]
         if row["revenue"] is not None:
             day.revenue[row["currency"]] = row["revenue"]
+        day.reporting += row["reporting"] or 0
+        day.apart += row["apart"]
     return list(days.values())
 
 

@@ -139,7 +139,7 @@ class CreatorTable:
 
 # A commission's locked rate, as a number: its order total and paid amount are converted at it on the read (its
 # commission amount was converted once, when it was created: reporting_amount).
-_RATE = Cast(NullIf("fx_rate", Value("")), DecimalField(max_digits=40, decimal_places=28))
+LOCKED_RATE = Cast(NullIf("fx_rate", Value("")), DecimalField(max_digits=40, decimal_places=28))
 
 
 def reporting_figures(currency: str) -> dict:
@@ -148,11 +148,11 @@ def reporting_figures(currency: str) -> dict:
     converted = Q(reporting_currency=currency, reporting_amount__isnull=False)
     return {
         "r_standing": Count("pk", filter=standing & converted),
-        "r_revenue": Sum(F("order_amount") * _RATE, filter=standing & converted),
+        "r_revenue": Sum(F("order_amount") * LOCKED_RATE, filter=standing & converted),
         "r_earned": Sum("reporting_amount", filter=Q(state__in=EARNED) & converted),
         "r_pending": Sum("reporting_amount", filter=Q(state=State.PENDING) & converted),
         "r_held": Sum("reporting_amount", filter=Q(state=State.HELD) & converted),
-        "r_paid": Sum(F("paid_amount") * _RATE, filter=Q(state=State.PAID) & converted),
+        "r_paid": Sum(F("paid_amount") * LOCKED_RATE, filter=Q(state=State.PAID) & converted),
         "r_apart": Count("pk", filter=standing & ~converted),
         "r_first": Min("fx_rate_date", filter=converted & Q(fx_source="ECB")),
         "r_last": Max("fx_rate_date", filter=converted & Q(fx_source="ECB")),

@@ -141,20 +141,21 @@ def export(request, chosen):
 def creator(request, chosen, found, pk: int):
     form, period, namespace = _choices(request)
     is_test = namespace == "test"
-    days = her.daily(found, period, is_test=is_test)
+    reporting = chosen.brand.reporting_currency_now()
+    days = her.daily(found, period, is_test=is_test, reporting=reporting)
     totals: dict[str, object] = {}
     for day in days:
         for currency, amount in day.revenue.items():
             totals[currency] = totals.get(currency, 0) + amount
     codes = her.codes(found, period, is_test=is_test)
-    # The revenue chart is drawn in her largest currency; the others are named under it.
-    main = max(totals, key=lambda c: totals[c]) if totals else None
     orders_charts = day_charts([(d.day, d.orders) for d in days], title="Orders per day", unit="orders")
+    # The revenue chart is drawn in the brand's reporting currency (docs/currencies.md); each currency as paid
+    # is listed under the total.
     revenue_charts = (
         day_charts(
-            [(d.day, d.revenue.get(main, 0)) for d in days], title=f"Revenue per day, {main}", unit=main
+            [(d.day, d.reporting) for d in days], title=f"Revenue per day, {reporting}", unit=reporting
         )
-        if main
+        if totals
         else None
     )
     return render(
@@ -169,7 +170,9 @@ def creator(request, chosen, found, pk: int):
             "namespace": namespace,
             "orders_total": sum(d.orders for d in days),
             "revenue_totals": sorted(totals.items()),
-            "main_currency": main,
+            "main_currency": reporting,
+            "reporting_total": sum((d.reporting for d in days), 0),
+            "apart": sum(d.apart for d in days),
             "orders_charts": orders_charts,
             "revenue_charts": revenue_charts,
             "codes": codes,

@@ -107,6 +107,8 @@ def test_staff_see_each_brands_revenue_and_commission_of_the_week_per_currency(
     page counts them (health.pages.creator_queries)."""
     from decimal import Decimal
 
+    from attribution.fx import ecb, loading
+    from attribution.fx.conversion import rate_day
     from attribution.models import Commission
     from tests.health.pages.creators_world import order
 
@@ -118,6 +120,7 @@ def test_staff_see_each_brands_revenue_and_commission_of_the_week_per_currency(
     order(brand, "W4", creator=ana, amount="999", received_at=now - timedelta(hours=2), is_test=True)
     order(brand, "W5", creator=ana, amount="70", received_at=now - timedelta(days=8))
     cancelled = order(brand, "W6", creator=ana, amount="30", received_at=now - timedelta(hours=1))
+    loading.store([ecb.Rate(rate_day(now), "USD", Decimal("1.25"))])
     Commission.objects.filter(pk=cancelled.pk).update(state="cancelled", cancelled_at=now)
 
     response = staff_client.get(PAGE)
@@ -130,4 +133,7 @@ def test_staff_see_each_brands_revenue_and_commission_of_the_week_per_currency(
     assert rows[other_brand.pk].money == []
     acme_line = next(line for line in rows_of(response) if line.startswith("Acme"))
     assert "150.50 USD 40.00 EUR" not in acme_line  # one line per currency, sorted by code
-    assert "40.00 EUR 150.50 USD 4.00 EUR 15.05 USD" in acme_line
+    assert "40.00 EUR 150.50 USD" in acme_line and "4.00 EUR 15.05 USD" in acme_line
+    # Totalled in the portfolio's currency (REPORTING_CURRENCY, USD) at the newest rates stored: today's.
+    assert rows[brand.pk].revenue == Decimal("150.50") + Decimal("50.00")  # 40 EUR × 1.25
+    assert "200.50 USD" in acme_line
