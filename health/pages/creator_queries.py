@@ -322,3 +322,30 @@ def brand_money(brands, period_start, *, now) -> dict[int, dict[str, Money]]:
     for brand_id, currency, *values in figures_by(commissions, "brand_id"):
         out[brand_id][currency] = _split(values)[1]
     return out
+
+
+@dataclass
+class BrandMoney:
+    """A brand's attributed money of a period in its reporting currency (the overview's card)."""
+
+    currency: str
+    money: Money
+    apart: dict  # currency -> commissions not cancelled with no rate into `currency`
+    rate_days: tuple
+
+
+def brand_in_reporting(brand: Brand, *, since, until, is_test: bool) -> BrandMoney:
+    """One grouped query on commission_brand_time_idx, with the brand's reporting currency."""
+    currency = brand.reporting_currency_now()
+    commissions = Commission.objects.filter(
+        brand=brand, is_test=is_test, created_at__gte=since, created_at__lt=until
+    )
+    total, apart, days = Money(), {}, set()
+    for _, own, *values in figures_by(commissions, "brand_id", reporting=currency):
+        reported = _split(values, reporting=True)[2]
+        total.add(reported.money)
+        if reported.apart:
+            apart[own] = reported.apart
+        days.update(_as_date(d) for d in (reported.first, reported.last) if d is not None)
+    days = sorted(days)
+    return BrandMoney(currency, total, apart, (days[0], days[-1]) if days else ())

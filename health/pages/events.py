@@ -24,6 +24,7 @@ from config.lib.jsontext import indented, is_json
 from health.log.rollup import roll_up
 from health.pages import event_queries, queries, reconcile_queries
 from health.pages.access import brand_page
+from health.pages.creator_queries import brand_in_reporting
 from health.pages.export import csv_lines
 from health.pages.forms import PERIODS, EventFilterForm, PeriodForm
 from health.pages.overview import GROUPS, build_overview, info_of
@@ -65,6 +66,10 @@ def overview(request, chosen):
         # Events kept during a service-side fault and not processed yet, as the last replay run counted
         # them (attribution.durability.spool.backlog: the database, never the spool directory).
         "spooled": spool.pending_count(brand_id=chosen.brand.pk),
+        # The period's attributed commission in the brand's reporting currency (docs/currencies.md).
+        "money": brand_in_reporting(
+            chosen.brand, since=period.start, until=period.end, is_test=namespace == "test"
+        ),
         "backlog_all": spool.backlog() if request.user.is_staff else None,
         "groups": GROUPS,
         "now": now,
