@@ -91,6 +91,7 @@ def test_the_document_has_every_key_of_the_spec(world):
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
         "links": {"valid": "str"},
+        "fx": {"reporting_currency": "str", "orders": "list"},
     }
 
 

@@ -28,6 +28,7 @@ from brands.resolution import resolve_host
 from brands.sealing import UnreadableSecret
 
 from .examples import keep_examples_true
+from .fx import keep_fx_orders
 from .keys import demo_key, revoked_demo_key
 
 # Demo clicks are found again by this marker in their user agent, so their ids survive a re-run.
@@ -88,6 +89,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
     )
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
     keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.contract.examples)
+    fx = keep_fx_orders(main, now=now)  # orders in EUR and GBP, converted into its reporting currency
 
     keys = {
         brand.pk: demo_key(brand, printed_before.get(role))
@@ -142,6 +144,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         },
         "users": users,
         "links": links,
+        "fx": fx,
     }
 
 
