@@ -2,7 +2,7 @@
 rounded once, half-up, to its currency's ISO 4217 minor units (JPY 0, USD 2, KWD 3), and the same
 function writes every amount a page, an answer or a CSV file shows."""
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 from .currencies import currency_exponent
 
@@ -10,6 +10,15 @@ from .currencies import currency_exponent
 def in_minor_units(value: Decimal, currency: str) -> Decimal:
     """`value` rounded half-up to the currency's minor units: 5.994 USD -> 5.99, 599.5 JPY -> 600."""
     return value.quantize(Decimal(1).scaleb(-currency_exponent(currency)), rounding=ROUND_HALF_UP)
+
+
+_EXACT = Context(prec=80)  # the product of an amount and a rate, exact before its one rounding
+
+
+def at_rate(amount: Decimal, rate: Decimal, currency: str) -> Decimal:
+    """`amount` × `rate`, rounded once, half up, to `currency`'s minor units (JPY 0, USD 2, KWD 3): a
+    conversion at a locked rate (attribution.fx; an amount update converts with it too)."""
+    return in_minor_units(_EXACT.multiply(amount, rate), currency)
 
 
 def commission_amount(order_amount: Decimal, rate_percent: Decimal, currency: str) -> Decimal:

@@ -1,31 +1,27 @@
 """The arithmetic of a conversion, pure (docs/currencies.md, "Rounding"): a cross rate through the euro in
 Decimal at full precision, and the converted amount rounded once, half up, to the target's ISO 4217 minor
-units (attribution.money.in_minor_units, the one rounding). No database: the ledger converts an updated
-amount at its commission's locked rate with it."""
+units (attribution.money.at_rate, beside the one rounding, where the ledger converts an updated amount at
+its commission's locked rate too). No database."""
 
 from dataclasses import dataclass
 from datetime import date
 from decimal import Context, Decimal
 
-from ..money import in_minor_units
+from ..money import at_rate
+
+__all__ = ["ECB", "SAME_CURRENCY", "Conversion", "at_rate", "cross_rate"]
 
 ECB = "ECB"
 SAME_CURRENCY = "same currency"  # the source of a conversion that needed no rate (rate 1)
 
 # The context the cross rate is computed in: Decimal's own 28 significant digits, more than five times what
-# a published rate carries (five). The product below is exact before its one rounding.
+# a published rate carries (five). The converted amount is exact before its one rounding (money.at_rate).
 RATE_CONTEXT = Context(prec=28)
-_EXACT = Context(prec=80)
 
 
 def cross_rate(from_per_euro: Decimal, to_per_euro: Decimal) -> Decimal:
     """Units of the target per unit of the source, through the euro: (EUR->to) / (EUR->from)."""
     return RATE_CONTEXT.divide(to_per_euro, from_per_euro)
-
-
-def at_rate(amount: Decimal, rate: Decimal, currency: str) -> Decimal:
-    """`amount` × `rate`, rounded once, half up, to `currency`'s minor units (JPY 0, USD 2, KWD 3)."""
-    return in_minor_units(_EXACT.multiply(amount, rate), currency)
 
 
 @dataclass(frozen=True)

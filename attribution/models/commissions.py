@@ -9,7 +9,7 @@ from django.utils import timezone
 from brands.models import Brand, Creator
 from config.lib.statements import Row, write_guarded
 
-from ..fx.arithmetic import at_rate
+from ..money import at_rate
 from .orders import Attribution, Order
 
 
