@@ -34,7 +34,7 @@ from attribution.parsing import (
     read_chunked_body,
 )
 from brands.auth import DeveloperKeyAuthentication
-from health.log.recording import Receipt
+from health.log.recording import FAULTS, Receipt
 
 logger = logging.getLogger(__name__)
 
@@ -204,19 +204,15 @@ class EventView(APIView):
         event = receipt.event(result)
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
             return  # an order confirmation of no brand over its address's limit: counted per host instead
-        failed = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR)
-        kept = (
-            failed
-            and self.replayable
-            and faults.keep_for_replay(
+        if result.outcome in FAULTS and self.replayable:
+            faults.spool_and_record(
                 event,
                 body=getattr(request, "raw_body", b"") or b"",
                 authorization=request.META.get("HTTP_AUTHORIZATION", ""),
                 brand_id=result.brand_id,
-                answered=str(result.outcome),
             )
-        )
-        faults.record_or_keep(event, kept_for_replay=kept)
+        else:
+            faults.record_or_keep(event)
 
 
 def _order_id_for_log(data: dict) -> str:

@@ -104,7 +104,7 @@ def _judge(
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
     if (
         via_platform
-    ):  # issue 38: only a platform's order names a referring site (attribution.platforms.recording)
+    ):  # issue 38: only a platform's order names a referring site (attribution.platforms.record)
         fields.referring_site = _referring_site(payload)
 
     if brand is None:
@@ -207,6 +207,6 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
 
 
 def _referring_site(payload: dict) -> str:
-    """The referring site a platform's order names (attribution.platforms.recording puts it in the payload)."""
+    """The referring site a platform's order names (attribution.platforms.record puts it in the payload)."""
     site = payload.get("referring_site")
     return site[:2048] if isinstance(site, str) else ""
