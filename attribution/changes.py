@@ -14,9 +14,9 @@ from decimal import Decimal
 from django.db import DatabaseError, connection, transaction
 
 from brands.resolution import Resolution, resolve_host
-from config.lib.statements import Row, SelectStatement
+from config.lib.sql import Row, SelectStatement
 from health.log.models import OutcomeEvent
-from health.log.recording import Receipt, record, row_values
+from health.log.writer import Receipt, record, row_values
 
 from .billing import writers
 from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer

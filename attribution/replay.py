@@ -19,7 +19,7 @@ from attribution.platforms.notice import OrderNotice
 from attribution.platforms.record import receive as receive_notice
 from brands.emails import EmailHash
 from brands.models import DeveloperKey
-from health.log.recording import FAULTS, EventRecord, record_resolution
+from health.log.writer import FAULTS, EventRecord, record_resolution
 
 from . import changes
 from .durability import spool

@@ -19,7 +19,7 @@ from attribution.contract.serializers import (
 from attribution.models import Rule
 from attribution.orders.trace import Signal, StepResult
 from attribution.outcomes import OUTCOMES, Outcome
-from attribution.review.contract import ReviewSerializer
+from attribution.review.decision_fields import ReviewSerializer
 
 EVENTS = "Order events"
 READ_API = "Read API"

@@ -21,20 +21,19 @@ from attribution.api.access import AlwaysJSON, KeyRequired
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import faults
 from attribution.orders.confirmation import confirm_order
-from attribution.orders.hosts import brand_id_of_order_event
+from attribution.orders.event_brand import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.outcomes.endpoints import Endpoint
 from attribution.parsing import (
     EMPTY_BODY,
     BodyTooLarge,
-    FieldError,
     StrictJSONParser,
     holds_unstorable_text,
-    parse_order_id,
     read_chunked_body,
+    shown_order_id,
 )
 from brands.auth import DeveloperKeyAuthentication
-from health.log.recording import FAULTS, Receipt
+from health.log.writer import FAULTS, Receipt
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +129,7 @@ class EventView(APIView):
         raise NotImplementedError
 
     def _receipt(self, request) -> Receipt:
-        """The request as its outcome row keeps it, whatever the result (health.log.recording.Receipt)."""
+        """The request as its outcome row keeps it, whatever the result (health.log.writer.Receipt)."""
         key = getattr(request, "event_key", None)
         return Receipt(
             endpoint=self.endpoint,
@@ -216,12 +215,8 @@ class EventView(APIView):
 
 
 def _order_id_for_log(data: dict) -> str:
-    for name in ("orderId", "order_id"):
-        try:
-            return parse_order_id(data.get(name))
-        except FieldError:
-            continue
-    return ""
+    """The order id the body names (an order confirmation's orderId, a change's order_id), as shown."""
+    return next(filter(None, (shown_order_id(data.get(name)) for name in ("orderId", "order_id"))), "")
 
 
 @extend_schema(methods=["POST"], **schema.ORDER_CONFIRMATION)

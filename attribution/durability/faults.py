@@ -9,7 +9,7 @@ import logging
 from django.db import DatabaseError
 
 from attribution.durability import spool
-from health.log.recording import EventRecord, record
+from health.log.writer import EventRecord, record
 
 logger = logging.getLogger(__name__)
 

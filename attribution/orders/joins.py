@@ -21,8 +21,8 @@ from datetime import datetime
 
 from django.db import connection, transaction
 
-from config.lib.statements import InsertStatement
-from health.log.recording import Receipt, record
+from config.lib.sql import InsertStatement
+from health.log.writer import Receipt, record
 
 from ..models import Commission, Order
 from ..outcomes import Outcome, Result, say

@@ -11,8 +11,8 @@ from ..outcomes import Outcome, Result
 from ..parsing import loads_strict
 from .confirmation import parse_confirmation
 from .decision import decide
-from .hosts import resolve_event
-from .signals import Lookups
+from .event_brand import resolve_event
+from .lookups import Lookups
 
 
 def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:

@@ -44,7 +44,7 @@ from brands.privacy import keep_platform_body
 from brands.resolution import connection_for, is_pending
 from brands.sealing import UnreadableSecret
 from config.lib.clients import client_address
-from health.log.recording import (
+from health.log.writer import (
     FAULTS,
     EventRecord,
     Receipt,

@@ -22,14 +22,14 @@ from attribution.contract.serializers import OrderConfirmationSerializer
 from attribution.models import Order, PlatformDelivery
 from attribution.orders import joins
 from attribution.orders.confirmation import confirm_order
-from attribution.orders.signals import Lookups
+from attribution.orders.lookups import Lookups
 from attribution.orders.whatif import decide_payload_again
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT
 from attribution.parsing import FieldError, is_click_id, parse_order_id
 from brands.models import Creator, KnownShopper, PlatformConnection
-from config.lib.statements import InsertStatement, SelectStatement
-from health.log.recording import FAULTS, Receipt, record
+from config.lib.sql import InsertStatement, SelectStatement
+from health.log.writer import FAULTS, Receipt, record
 
 from .following import follow_order
 from .notice import Action, OrderNotice, answered_200, loads_order, result_of, unreadable
@@ -139,7 +139,7 @@ def _in_one_statement(notice: OrderNotice, receipt: Receipt | None) -> bool:
 
 MAX_CODE_LENGTH = OrderConfirmationSerializer.rules["code"].max_length
 
-# The known shopper with its creator's name, as the decision reads it (attribution.orders.signals.Lookups.shopper):
+# The known shopper with its creator's name, as the decision reads it (attribution.orders.lookups.Lookups.shopper):
 # written out, since a platform's order always names the shopper.
 _shopper = SelectStatement(
     KnownShopper,

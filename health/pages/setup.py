@@ -29,7 +29,7 @@ from attribution.platforms import registry
 from brands.forms import PlatformConnectionForm
 from brands.hosts import normalize_host
 from brands.models import Brand, PlatformConnection
-from health.log.recording import EventRecord, record
+from health.log.writer import EventRecord, record
 from health.pages import event_queries, queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from attribution.api import throttles
 from health.log.models import OutcomeEvent, UnresolvedHostCount
-from health.log.recording import count_unresolved_host
+from health.log.writer import count_unresolved_host
 
 ORDER = "/api/order_confirmation"
 
