@@ -16,10 +16,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attribution import changes, selectors
-from attribution.api import schema, throttles
-from attribution.api.access import AlwaysJSON, KeyRequired
+from attribution.api import schema
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import faults
+from attribution.http import throttles
+from attribution.http.access import AlwaysJSON, KeyRequired
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.event_brand import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
@@ -198,7 +199,7 @@ class EventView(APIView):
         if not result.order_id and isinstance(data, dict):
             result.order_id = _order_id_for_log(data)
         if result.outcome == Outcome.RATE_LIMITED and not getattr(request._request, "record_refusal", True):
-            return  # one refusal per limit window is recorded (attribution.api.throttles)
+            return  # one refusal per limit window is recorded (attribution.http.throttles)
         receipt = self._receipt(request)
         event = receipt.event(result)
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):

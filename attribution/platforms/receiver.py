@@ -34,8 +34,8 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from attribution.api import throttles
 from attribution.durability import faults
+from attribution.http import throttles
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
 from brands.hosts import normalize_host

@@ -20,8 +20,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution.api import throttles
-from attribution.api.access import AlwaysJSON, KeyRequired
+from attribution.http import throttles
+from attribution.http.access import AlwaysJSON, KeyRequired
 from attribution.models import Reconciliation
 from attribution.outcomes import Outcome, envelope
 from attribution.parsing import drain
