@@ -27,7 +27,7 @@ from attribution.outcomes import Outcome, envelope
 from attribution.parsing import drain
 from brands.auth import DeveloperKeyAuthentication
 
-from . import applying, matching, schema, summary
+from . import applying, runs, schema, summary
 from .books.columns import MAP_PREFIX, MAX_HEADER_NAME, overlong_map
 from .books.errors import BookError
 from .books.reader import MAX_BYTES
@@ -85,7 +85,7 @@ def received_book(request):
         yield spooled, request.GET.get("filename", "")
 
 
-def options_of(request) -> matching.Options:
+def options_of(request) -> runs.Options:
     """The upload's options: the query string of a text/csv body, the form's fields of a multipart one.
     Each column_<field> maps a field to a header of the file; an empty one maps nothing."""
     values = request.POST if request.content_type == "multipart/form-data" else request.GET
@@ -93,7 +93,7 @@ def options_of(request) -> matching.Options:
         # The schema's maxLength holds for the value as sent, spaces included.
         if name.startswith(MAP_PREFIX) and len(value) > MAX_HEADER_NAME:
             raise overlong_map(name.removeprefix(MAP_PREFIX)[:40])
-    return matching.Options(
+    return runs.Options(
         order_id_column=(values.get("order_id_column") or "").strip(),
         amount_column=(values.get("amount_column") or "").strip(),
         column_map={
@@ -158,7 +158,7 @@ class ReconciliationsView(_ReconciliationView):
         key = request.auth
         try:
             with received_book(request._request) as (file, filename):
-                run = matching.reconcile(
+                run = runs.reconcile(
                     brand=key.brand,
                     file=file,
                     filename=filename,
@@ -180,8 +180,8 @@ class ReconciliationView(_ReconciliationView):
         status = request.GET.get("status")
         if not page.isdigit() or not 1 <= int(page) <= 10_000:
             return refusal("page must be a whole number from 1.")
-        if status is not None and status not in matching.Status.values:  # given empty: a category it is not
-            return refusal(f"status must be one of {', '.join(matching.Status.values)}.")
+        if status is not None and status not in runs.Status.values:  # given empty: a category it is not
+            return refusal(f"status must be one of {', '.join(runs.Status.values)}.")
         rows = run.rows.filter(status=status) if status else run.rows.all()
         return Response(
             {
