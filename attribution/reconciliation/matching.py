@@ -9,7 +9,7 @@ from django.utils import timezone
 from attribution.models import BookRow, Commission, Order, Reconciliation
 from attribution.money import commission_amount, in_minor_units, money, order_total
 from attribution.orders.whatif import would_earn
-from attribution.outcomes import Outcome
+from attribution.outcomes import Outcome, say
 from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand
 from health.log.models import OutcomeEvent
@@ -132,78 +132,74 @@ class Judge:
     def _not_received(self, row: JudgedRow, last_word, lookups: BookLookups) -> None:
         if row.cancelled:
             row.status = Status.MATCHED
-            row.detail = "Cancelled in the book and never received here: nothing to recover."
+            row.detail = say("matching.cancelled_never_received")
             return
         row.status = Status.MISSING
         if last_word is None:
-            said = "Never received: no order confirmation with this order id arrived."
+            said = say("matching.never_received")
         else:
             outcome, at = last_word
-            said = (
-                f"An order confirmation arrived on {at.astimezone(UTC):%Y-%m-%d %H:%M} UTC and was refused: "
-                f"{outcome}. Its event page says what to fix."
-            )
+            said = say("matching.refused", at=f"{at.astimezone(UTC):%Y-%m-%d %H:%M}", outcome=outcome)
         if not self.host:
-            row.detail = f"{said} No estimate: the brand has no registered property to judge it on."
+            row.detail = say("matching.no_property", said=said)
             return
         if self.brand.storefront_handles_orders:
-            row.detail = (
-                f"{said} Your storefront platform's integration records your orders: applying leaves it to "
-                "that integration."
-            )
+            row.detail = say("matching.platform_records", said=said)
             return
         at = row.ordered_at or self.now
         payload = order_payload(row, host=lookups.host_for(row, self.host))
         estimate = would_earn(payload, at=at, lookups=lookups)
         if estimate is None:
-            row.detail = f"{said} No estimate: the brand's property no longer resolves to it."
+            row.detail = say("matching.unresolved", said=said)
         elif estimate.outcome == Outcome.CLICK_NOT_FOUND:
-            row.detail = (
-                f"{said} Its click id matches no click here, so applying would refuse it as an order "
-                "confirmation is refused (click_not_found). Fix: correct the click id in the book, or leave "
-                "it empty, and upload again."
-            )
+            row.detail = say("matching.click_not_found", said=said)
         elif estimate.commission is not None:
             row.commission = estimate.commission
-            row.detail = f"{said} It would earn a commission of {money(estimate.commission, row.currency)} {row.currency}."
+            row.detail = say(
+                "matching.would_earn",
+                said=said,
+                commission=money(estimate.commission, row.currency),
+                currency=row.currency,
+            )
         else:
-            row.detail = f"{said} It would be recorded as {estimate.outcome}, without a commission."
+            row.detail = say("matching.would_record", said=said, outcome=estimate.outcome)
 
     def _received_row(self, row: JudgedRow, found: dict) -> None:
         state = found["state"]
         if row.cancelled:
             if state in LIVE:
                 row.status = Status.CANCELLED_AT_BRAND
-                row.detail = f"Cancelled in the book; its commission here is {state}."
+                row.detail = say("matching.cancelled_commission", state=state)
                 if state not in MOVABLE:
-                    row.detail += " A locked or paid commission is not moved by a reconciliation."
+                    row.detail += say("matching.not_moved")
             else:
                 row.status = Status.MATCHED
-                row.detail = "Cancelled in the book; no live commission here."
+                row.detail = say("matching.cancelled_none_live")
             return
         current = found["commission_order_amount"] if state is not None else found["amount"]
         currency = found["currency"]
         if row.currency != currency:
             row.status = Status.AMOUNT_MISMATCH if state in LIVE else Status.MATCHED
-            row.detail = f"The book says {row.currency}; the order here is in {currency}."
+            row.detail = say("matching.currency_differs", book=row.currency, here=currency)
             return
         if in_minor_units(row.amount, currency) == in_minor_units(current, currency):
             row.status = Status.MATCHED
             if state == Commission.State.CANCELLED:
-                row.detail = "Completed in the book; its commission here was cancelled."
+                row.detail = say("matching.completed_but_cancelled")
             return
         here, book = order_total(current, currency), order_total(row.amount, currency)
         if state not in LIVE:
             row.status = Status.MATCHED
-            row.detail = (
-                f"The amount differs ({here} here, {book} in the book); no live commission depends on it."
-            )
+            row.detail = say("matching.amount_differs_none_live", here=here, book=book)
             return
         row.status = Status.AMOUNT_MISMATCH
         row.commission = commission_amount(row.amount, found["rate"], currency) - found["commission_amount"]
-        row.detail = (
-            f"The amount differs: {here} {currency} here, {book} {currency} in the book; the commission would "
-            f"change by {money(row.commission, currency)} {currency}."
+        row.detail = say(
+            "matching.amount_differs",
+            here=here,
+            book=book,
+            currency=currency,
+            change=money(row.commission, currency),
         )
         if state not in MOVABLE:
-            row.detail += f" Its commission is {state}: a reconciliation does not move it."
+            row.detail += say("matching.commission_stays", state=state)

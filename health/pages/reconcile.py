@@ -17,11 +17,12 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from attribution.models import BookRow, Reconciliation
+from attribution.outcomes import say
 from attribution.reconciliation import applying, runs, summary
 from attribution.reconciliation.books import columns
 from attribution.reconciliation.books.columns import FIELDS, MAP_PREFIX
 from attribution.reconciliation.books.errors import BookError
-from attribution.reconciliation.books.reader import MAX_BYTES, MAX_ROWS
+from attribution.reconciliation.books.reader import MAX_BYTES, MAX_ROWS, too_large
 from config.lib.csvfiles import safe_cell, stream
 from health.pages import reconcile_queries
 from health.pages.access import brand_page
@@ -133,17 +134,13 @@ def reconcile(request, chosen):
         return _render_upload(request, chosen, UploadForm())
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        return _render_upload(request, chosen, form, error="Choose a CSV file to upload.", status=400)
+        return _render_upload(request, chosen, form, error=say("book.choose_file"), status=400)
     if not chosen.brand.is_active:
-        return _render_upload(
-            request, chosen, form, error="This brand is inactive: ask your account manager.", status=400
-        )
+        return _render_upload(request, chosen, form, error=say("reconciliation.brand_inactive"), status=400)
     upload = form.cleaned_data["file"]
     try:
         if upload.size > MAX_BYTES:
-            raise BookError(
-                f"The file is larger than {MB} MB. Fix: upload it in parts, a month at a time.", status=413
-            )
+            raise too_large()
         run = runs.reconcile(
             brand=chosen.brand,
             file=upload.file,
