@@ -24,7 +24,7 @@ from attribution.platforms.plugin import Platform, Read, SetupRequest
 from attribution.platforms.reading import moment
 from brands.models import PlatformConnection
 from health.log.models import OutcomeEvent
-from health.pages.setup import signed_test_curl
+from health.pages.setup.views import signed_test_curl
 from tests import factories
 from tests.factories import ClickFactory
 

@@ -122,7 +122,7 @@ class TestUpload:
         assert not Reconciliation.objects.exists()
 
     def test_a_file_over_the_size_limit_is_413(self, alice_client, acme, monkeypatch):
-        monkeypatch.setattr("health.pages.reconcile.MAX_BYTES", 10)
+        monkeypatch.setattr("health.pages.reconcile.views.MAX_BYTES", 10)
 
         response = alice_client.post(PAGE, {"file": book_file()})
 

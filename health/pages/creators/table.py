@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from attribution.money import in_minor_units, money
 from config.lib.csvfiles import safe_cell, stream
-from health.pages.creator_period import LocalPeriod
-from health.pages.creator_queries import CreatorRow, CreatorTable
+from health.pages.creators.forms import LocalPeriod
+from health.pages.creators.queries import CreatorRow, CreatorTable
 
 # The money figures, each shown once per currency.
 MONEY = [

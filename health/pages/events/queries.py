@@ -1,4 +1,4 @@
-"""Reads behind the events list, an event's page and the CSV export (health.pages.events): every function
+"""Reads behind the events list, an event's page and the CSV export (health.pages.events.views): every function
 takes the brand (or brands) health.pages.access allowed."""
 
 from collections.abc import Iterator
@@ -10,7 +10,7 @@ from django.db.models import Q
 from attribution.models import Commission
 from brands.models import Brand
 from health.log.models import NEEDS_ACTION_OUTCOMES, OutcomeEvent
-from health.pages.queries import start_of_day
+from health.pages.periods import start_of_day
 
 
 @dataclass(frozen=True)

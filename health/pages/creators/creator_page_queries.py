@@ -16,7 +16,7 @@ from attribution.review import figures
 from brands.hosts import normalize_host
 from brands.models import Creator, DiscountCode
 from health.alerts.models import Incident
-from health.pages.creator_period import LocalPeriod
+from health.pages.creators.forms import LocalPeriod
 
 LATEST_ORDERS = 25
 STANDING = ~Q(state=Commission.State.CANCELLED)

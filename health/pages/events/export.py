@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from datetime import tzinfo
 
 from config.lib.csvfiles import safe_cell, stream
-from health.pages.overview import info_of
+from health.pages.outcomes import info_of
 
 HEADER = [
     "received_at",

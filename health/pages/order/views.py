@@ -1,5 +1,5 @@
 """The order page (/health/orders/<order id>): one order with its money side and every event about it, for
-the brand chosen by health.pages.access.brand_page; reads go through health.pages.order_queries, from the
+the brand chosen by health.pages.access.brand_page; reads go through health.pages.order.queries, from the
 replica when there is one, or from the primary when the replica does not have the order yet."""
 
 from urllib.parse import urlencode
@@ -14,9 +14,9 @@ from attribution.orders.trace import readable
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT
 from attribution.outcomes.endpoints import label as endpoint_label
 from config.db.router import primary, reads_replica
-from health.pages import order_queries
 from health.pages.access import brand_page
-from health.pages.overview import info_of
+from health.pages.order import queries as order_queries
+from health.pages.outcomes import info_of
 
 
 @require_safe

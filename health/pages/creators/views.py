@@ -1,6 +1,6 @@
 """The Creators pages (docs/health.md, "Creators"): what each creator of a brand brings, costs and risks
 for a period, its CSV, and one creator's page. Every page goes through health.pages.access.brand_page;
-reads go through health.pages.creator_queries and creator_page_queries."""
+reads go through health.pages.creators.queries and creator_page_queries."""
 
 from urllib.parse import urlencode
 
@@ -10,12 +10,12 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_safe
 
-from health.pages import creator_page_queries as her
-from health.pages import creator_table
 from health.pages.access import brand_page
-from health.pages.creator_chart import day_charts
-from health.pages.creator_period import PERIODS, CreatorPeriodForm
-from health.pages.creator_queries import creator_table as read_table
+from health.pages.creators import creator_page_queries as her
+from health.pages.creators import table as creator_table
+from health.pages.creators.chart import day_charts
+from health.pages.creators.forms import PERIODS, CreatorPeriodForm
+from health.pages.creators.queries import creator_table as read_table
 
 ROWS_SHOWN = 100
 

@@ -1,5 +1,5 @@
 """The portfolio (/health/portfolio/): every brand on one row for account managers, each linking to that
-brand's pages. Staff only (health.pages.access.staff_page); reads go through health.pages.portfolio_queries."""
+brand's pages. Staff only (health.pages.access.staff_page); reads go through health.pages.portfolio.queries."""
 
 from datetime import timedelta
 
@@ -8,10 +8,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from health.alerts import queries as alert_queries
-from health.pages import portfolio_queries
 from health.pages.access import staff_page
-from health.pages.creator_queries import brand_money
-from health.pages.queries import start_of_day
+from health.pages.creators.queries import brand_money
+from health.pages.periods import start_of_day
+from health.pages.portfolio import queries as portfolio_queries
 
 
 @require_safe

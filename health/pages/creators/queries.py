@@ -18,7 +18,7 @@ from attribution.models import Click, Commission
 from attribution.review import figures
 from brands.models import Brand, Creator
 from health.pages.concurrent_reads import ConcurrentReads
-from health.pages.creator_period import LocalPeriod
+from health.pages.creators.forms import LocalPeriod
 
 State = Commission.State
 ZERO = Decimal(0)

@@ -10,7 +10,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from brands.user_zones import set_time_zone
-from health.pages.forms import TimeZoneForm
+from health.pages.account.forms import TimeZoneForm
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -16,7 +16,7 @@ from health.log.models import DailyOutcomeCount, OutcomeEvent, RollupWatermark
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
-from health.pages.queries import start_of_day
+from health.pages.periods import start_of_day
 
 DAYS = 7  # today and the 6 days before, as the overview's 7 days
 

@@ -30,9 +30,10 @@ from brands.forms import PlatformConnectionForm
 from brands.hosts import normalize_host
 from brands.models import Brand, PlatformConnection
 from health.log.recording import EventRecord, record
-from health.pages import event_queries, queries
 from health.pages.access import brand_page
-from health.pages.overview import info_of
+from health.pages.events import queries as event_queries
+from health.pages.outcomes import info_of
+from health.pages.overview import queries
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
 from attribution.platforms.whatif import decide_again as platform_decide_again
 from brands.models import Brand, PlatformConnection
 from health.log.models import OutcomeEvent
-from health.pages.event_queries import LIST_FIELDS
+from health.pages.events.queries import LIST_FIELDS
 
 EVENTS_SHOWN = 200
 BOOK_ROWS_SHOWN = 20

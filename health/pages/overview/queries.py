@@ -1,13 +1,13 @@
-"""Reads behind the overview (and its periods, which the forms and other pages share). Every function takes
-the brand it reads for (health.pages.access decides which brands a user may read); the events list, an
-event and the export read through health.pages.event_queries.
+"""Reads behind the overview (its periods are health.pages.periods, which other pages share). Every function
+takes the brand it reads for (health.pages.access decides which brands a user may read); the events list, an
+event and the export read through health.pages.events.queries.
 
 The overview never scans the outcome log: it reads the rolled-up counts plus the few events above the
 roll-up watermark, in one snapshot so that a roll-up committing meanwhile is counted exactly once.
 """
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
@@ -26,53 +26,12 @@ from health.log.models import (
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
+from health.pages.periods import Period
 
 # A brand "usually sends orders" when it sent live order confirmations on this many of the 7 days
 # before today; such a brand silent for SILENCE gets a warning on the overview.
 USUAL_SENDER_DAYS = 4
 SILENCE = timedelta(hours=24)
-
-
-# --- Overview -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Period:
-    key: str  # "24h", "7d", "30d" or "custom"
-    start: datetime  # inclusive, UTC
-    end: datetime  # exclusive, UTC
-    by_hour: bool  # hourly buckets (the rolling 24 hours) or daily ones
-
-    @property
-    def buckets(self) -> list:
-        """Every bucket of the period in order: datetimes (hours) or dates (days)."""
-        if self.by_hour:
-            count = int((self.end - self.start) / timedelta(hours=1))
-            return [self.start + timedelta(hours=i) for i in range(count)]
-        first = self.start.date()
-        return [first + timedelta(days=i) for i in range((self.end - self.start).days)]
-
-    @property
-    def first_day(self) -> date:
-        return self.start.date()
-
-    @property
-    def last_day(self) -> date:
-        return (self.end - timedelta(microseconds=1)).date()
-
-
-def start_of_day(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=UTC)
-
-
-def rolling_24h(now: datetime) -> Period:
-    """The current hour and the 23 before it: exact from hourly counts, never a scan of the log."""
-    current_hour = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
-    return Period("24h", current_hour - timedelta(hours=23), current_hour + timedelta(hours=1), True)
-
-
-def days_period(key: str, first: date, last: date) -> Period:
-    return Period(key, start_of_day(first), start_of_day(last + timedelta(days=1)), False)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from django import forms
 from django.utils import timezone
 
-from health.pages.forms import MAX_CUSTOM_DAYS, _FromToForm
+from health.pages.periods import PeriodChoiceForm
 
 PERIODS = [("7d", "7 days"), ("30d", "30 days"), ("90d", "90 days"), ("custom", "Custom")]
 DAYS = {"7d": 7, "30d": 30, "90d": 90}
@@ -42,19 +42,8 @@ def _midnight(day: date, zone: tzinfo) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min), zone)
 
 
-class CreatorPeriodForm(_FromToForm):
+class CreatorPeriodForm(PeriodChoiceForm):
     period = forms.ChoiceField(choices=PERIODS, required=False)
-
-    def clean(self):
-        cleaned = super().clean()
-        first, last = cleaned.get("from"), cleaned.get("to")
-        if cleaned.get("period") == "custom" or first or last:
-            cleaned["period"] = "custom"
-            if not (first and last):
-                raise forms.ValidationError("Pick both a start and an end date for a custom period.")
-            if (last - first).days + 1 > MAX_CUSTOM_DAYS:
-                raise forms.ValidationError(f"A custom period spans at most {MAX_CUSTOM_DAYS} days.")
-        return cleaned
 
     def get_period(self, now: datetime, zone: tzinfo) -> LocalPeriod:
         """The chosen period (the default one when the form is not valid), in `zone`'s days; the last N days

@@ -1,7 +1,7 @@
 """The Reconcile page (/health/reconcile/, docs/reconciliation.md): upload the brand's order book, see what
 each run found (counts, what the differences cost, the capture rate), its rows by category, download the
 differences as CSV, and apply a run once. The brand is chosen by health.pages.access.brand_page; reads go
-through health.pages.reconcile_queries; the work is attribution.reconciliation's, as for the API.
+through health.pages.reconcile.queries; the work is attribution.reconciliation's, as for the API.
 """
 
 from urllib.parse import urlencode
@@ -23,8 +23,8 @@ from attribution.reconciliation.books.columns import FIELDS, MAP_PREFIX
 from attribution.reconciliation.books.errors import BookError
 from attribution.reconciliation.books.reader import MAX_BYTES, MAX_ROWS
 from config.lib.csvfiles import safe_cell, stream
-from health.pages import reconcile_queries
 from health.pages.access import brand_page
+from health.pages.reconcile import queries as reconcile_queries
 
 MB = MAX_BYTES // (1024 * 1024)
 

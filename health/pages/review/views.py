@@ -2,7 +2,7 @@
 the evidence of its holds and its order's page a click away; released or rejected one at a time or in bulk,
 with a note, through attribution.review.decisions (which records who and keeps every move's history). And
 the brand's review settings (/health/review/settings/). The brand is chosen by health.pages.access; reads go
-through health.pages.review_queries."""
+through health.pages.review.queries."""
 
 from urllib.parse import urlencode
 
@@ -15,9 +15,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from attribution.models import CommissionHold
 from attribution.outcomes import Outcome
 from attribution.review import config, decisions
-from health.pages import review_queries
 from health.pages.access import brand_page
-from health.pages.review_forms import DecisionForm, FilterForm, ReviewSettingsForm
+from health.pages.review import queries as review_queries
+from health.pages.review.forms import DecisionForm, FilterForm, ReviewSettingsForm
 
 ORDERS_NAMED = 5  # a message names this many orders, then says how many more
 
