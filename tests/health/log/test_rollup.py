@@ -44,12 +44,6 @@ def watermark() -> int:
     return RollupWatermark.objects.get(pk=WATERMARK_PK).last_event_id
 
 
-@pytest.fixture
-def old(now):
-    """A recorded_at safely past the safety lag."""
-    return now - timedelta(hours=1)
-
-
 def test_it_folds_events_into_daily_counts_keyed_by_received_day(brand, make_event, now, old):
     make_event(brand, Outcome.TRACKED, ago=timedelta(days=3), recorded_at=old)
     make_event(brand, Outcome.TRACKED, ago=timedelta(days=3), recorded_at=old)
