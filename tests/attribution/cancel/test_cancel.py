@@ -6,12 +6,7 @@ from django.db import DatabaseError
 from attribution.models import Commission
 from health.log.models import OutcomeEvent
 from tests import factories
-from tests.attribution.keyed import (
-    CANCEL,
-    commission_for,
-    fresh,
-    the_one_event,
-)
+from tests.attribution.keyed import CANCEL, commission_for, fresh, the_one_event
 from tests.faults import failing_writes_to
 
 PENDING, CANCELLED = Commission.State.PENDING, Commission.State.CANCELLED

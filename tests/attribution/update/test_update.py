@@ -9,11 +9,7 @@ from django.db import DatabaseError
 
 from attribution.models import AmountChange, Commission
 from health.log.models import OutcomeEvent
-from tests.attribution.keyed import (
-    commission_for,
-    fresh,
-    the_one_event,
-)
+from tests.attribution.keyed import commission_for, fresh, the_one_event
 from tests.attribution.update.conftest import assert_unchanged, update
 from tests.faults import failing_writes_to
 
