@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from bench import cost, traffic
+from bench import callgrind, cost, traffic
 from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
 
 # What is measured, in the order it is printed: (scenario, name, where the request path looks it up).
@@ -60,7 +60,11 @@ PHASES = [
     ("orders", "    confirm_order", "attribution.api.views:confirm_order"),
     ("orders", "      judge", "attribution.orders.confirmation:_judge"),
     ("orders", "        brand resolution", "attribution.orders.event_brand:resolve_event"),
-    ("orders", "        asks_for_test", "attribution.orders.confirmation:OrderConfirmationSerializer.asks_for_test"),
+    (
+        "orders",
+        "        asks_for_test",
+        "attribution.orders.confirmation:OrderConfirmationSerializer.asks_for_test",
+    ),
     ("orders", "        field rules", "attribution.orders.confirmation:parse_confirmation"),
     ("orders", "        decision (click, code lookups)", "attribution.orders.confirmation:decide"),
     ("orders", "        rows", "attribution.orders.confirmation:rows_to_store"),
@@ -292,12 +296,12 @@ def main() -> None:
     env = bench_env(database_url())
     changes = sum(1 for p in PHASES if p[0] == "changes") + len(args.extra)
     world = prepare_world(env, cancels=changes * (args.requests + args.warmup))
-    ctl = cost._ctl_library()
-    prefix = cost.CALLGRIND / "phases.out"
-    for old in cost.CALLGRIND.glob(prefix.name + "*"):
+    ctl = callgrind.ctl_library()
+    prefix = callgrind.CALLGRIND / "phases.out"
+    for old in callgrind.CALLGRIND.glob(prefix.name + "*"):
         old.unlink()
     started = time.monotonic()
-    with open(cost.CALLGRIND / "phases.log", "w") as log:
+    with open(callgrind.CALLGRIND / "phases.log", "w") as log:
         done = subprocess.run(
             [
                 "valgrind",
@@ -333,9 +337,9 @@ def main() -> None:
         )
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("PHASES_JSON ")), None)
     if done.returncode != 0 or line is None:
-        sys.exit(f"the phase harness failed; see {(cost.CALLGRIND / 'phases.log').relative_to(ROOT)}")
+        sys.exit(f"the phase harness failed; see {(callgrind.CALLGRIND / 'phases.log').relative_to(ROOT)}")
     report = json.loads(line.removeprefix("PHASES_JSON "))
-    totals = cost._dump_totals(prefix)
+    totals = callgrind.dump_totals(prefix)
     per_call = totals["calibration"] / report.pop("calibration")["calls"]
     print(
         f"instructions per request, inclusive (toggle overhead {per_call:,.0f} per call subtracted); "

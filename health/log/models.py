@@ -174,7 +174,7 @@ class DailyOutcomeCount(models.Model):
             ),
         ]
         indexes = [
-            # Portfolio: every brand's counts of the last 7 days (health.pages.portfolio_queries).
+            # Portfolio: every brand's counts of the last 7 days (health.pages.portfolio.queries).
             models.Index(fields=["day"], name="daily_count_day_idx"),
         ]
 

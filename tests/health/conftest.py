@@ -19,6 +19,12 @@ def now():
 
 
 @pytest.fixture
+def old(now):
+    """A recorded_at safely past the roll-up's safety lag: an event a roll-up run now counts."""
+    return now - timedelta(hours=1)
+
+
+@pytest.fixture
 def alice(brand):
     return factories.MembershipFactory(brand=brand, user__username="alice").user
 

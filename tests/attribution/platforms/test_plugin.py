@@ -21,7 +21,7 @@ from attribution.platforms import receiver, registry
 from attribution.platforms.notice import Action, OrderNotice, Platform, PlatformOrder, SetupRequest, moment
 from brands.models import PlatformConnection
 from health.log.models import OutcomeEvent
-from health.pages.setup import signed_test_curl
+from health.pages.setup.views import signed_test_curl
 from tests import factories
 from tests.factories import ClickFactory
 
