@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from attribution.fx import lookup as fx_lookup
 from attribution.fx.lookup import forget as forget_rates
-from attribution.review.config import forget as forget_reviews
+from attribution.review.settings_copy import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from health.pages import concurrent_reads
 from tests import factories
