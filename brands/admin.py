@@ -150,6 +150,8 @@ class BrandAdmin(admin.ModelAdmin):
             "Commission",
             {"fields": ["commission_rate_percent", "returning_commission_rate_percent", "lock_period_days"]},
         ),
+        # docs/currencies.md: the currency its pages, statements and read API total in.
+        ("Money", {"fields": ["reporting_currency"]}),
     ]
 
     # The brand's tracking health pages as its users see them (linked by URL name: brands imports no page).

@@ -1,12 +1,13 @@
 """Creator links, clicks, orders, commissions and billing statements for account managers, one module per
 concept: `tracking` (links, clicks, orders, commissions and their histories), `statements` (statements and
-adjustments), `replays` (dead letters and spool backlogs); `common` holds what they share.
+adjustments), `replays` (dead letters and spool backlogs), `fx` (the currency rates, read-only); `common` holds what they
+share.
 
 Orders, commissions, statements and adjustments are read-only here: they change only through the services
 (attribution.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write
 is the "Mark paid" action of statements, for users with the pay_statement permission; and `review` (issue 38):
 review settings, and the release and reject actions on held commissions' holds."""
 
-from . import replays, review, statements, tracking
+from . import fx, replays, review, statements, tracking
 
-__all__ = ["replays", "review", "statements", "tracking"]
+__all__ = ["fx", "replays", "review", "statements", "tracking"]

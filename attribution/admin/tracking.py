@@ -155,6 +155,8 @@ class CommissionAdmin(ReadOnlyAdmin):
         "state",
         "amount",
         "currency",
+        "reporting_amount",
+        "reporting_currency",
         "is_test",
         "created_at",
         "locked_at",
