@@ -124,9 +124,10 @@ def prepare_world(env: dict, *, cancels: int) -> dict:
                 )
                 INSERT INTO attribution_commission (brand_id, order_id, creator_id, is_test, state,
                     order_amount, amount, currency, rate_percent, created_at, updated_at, attribution,
-                    is_returning_customer)
+                    is_returning_customer, reporting_currency, reporting_amount, fx_rate, fx_rate_date, fx_source)
                 SELECT %(brand)s, orders.id, (%(creators)s::bigint[])[1 + orders.id %% 20], false, 'pending',
-                       100, 10, 'USD', 10, %(now)s, %(now)s, 'none', false
+                       100, 10, 'USD', 10, %(now)s, %(now)s, 'none', false,
+                       'USD', 10, '1', %(now)s::date, 'same currency'
                 FROM orders
                 """,
                 {

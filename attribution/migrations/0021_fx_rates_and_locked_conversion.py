@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='commission',
             name='fx_rate',
-            field=models.CharField(blank=True, default='', max_length=48),
+            field=models.CharField(blank=True, db_default='', default='', max_length=48),
         ),
         migrations.AddField(
             model_name='commission',
@@ -34,12 +34,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='commission',
             name='fx_reason',
-            field=models.CharField(blank=True, default='', max_length=200),
+            field=models.CharField(blank=True, db_default='', default='', max_length=200),
         ),
         migrations.AddField(
             model_name='commission',
             name='fx_source',
-            field=models.CharField(blank=True, default='', max_length=16),
+            field=models.CharField(blank=True, db_default='', default='', max_length=16),
         ),
         migrations.AddField(
             model_name='commission',
@@ -49,7 +49,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='commission',
             name='reporting_currency',
-            field=models.CharField(blank=True, default='', max_length=3),
+            field=models.CharField(blank=True, db_default='', default='', max_length=3),
         ),
         migrations.AddConstraint(
             model_name='commission',

@@ -86,12 +86,13 @@ class Commission(models.Model):
     # its 28 digits survive SQLite, whose numbers are floats), the publication day it was computed from and
     # its source. Without a rate, the amount and rate stay empty and `fx_reason` says why. An amount update
     # converts at the same rate (change_amount). All empty: stored before conversion existed, not converted yet.
-    reporting_currency = models.CharField(max_length=3, blank=True, default="")
+    # db_default: rows written by hand-made SQL (the bench's worlds, the floors) need not name them.
+    reporting_currency = models.CharField(max_length=3, blank=True, default="", db_default="")
     reporting_amount = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
-    fx_rate = models.CharField(max_length=48, blank=True, default="")
+    fx_rate = models.CharField(max_length=48, blank=True, default="", db_default="")
     fx_rate_date = models.DateField(null=True, blank=True)
-    fx_source = models.CharField(max_length=16, blank=True, default="")
-    fx_reason = models.CharField(max_length=200, blank=True, default="")
+    fx_source = models.CharField(max_length=16, blank=True, default="", db_default="")
+    fx_reason = models.CharField(max_length=200, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [
