@@ -6,7 +6,7 @@ does not count in the next:
 
 - reconciles a generic book of 100,000 rows, the categories mixed as a real book mixes them (78 % matched,
   8 % drifted, 4 % cancelled in the book, 8 % missing by code, click or neither, 2 % unreadable): the
-  time of matching.reconcile (the API's work less the HTTP), its queries, and the run's counts;
+  time of runs.reconcile (the API's work less the HTTP), its queries, and the run's counts;
 - reconciles a book of 10,000 missing orders (fresh ids each time) and applies it: the time of
   applying.apply for the 10,000 orders, each through the order confirmation's decision and writer;
 - reconciles books of 10,000, 50,000, 100,000 and 200,000 rows under tracemalloc: the peak of Python's
@@ -65,7 +65,7 @@ def measure_reconcile(rows: int, *, traced: bool) -> dict:
 
     from django.db import connection
 
-    from attribution.reconciliation import matching
+    from attribution.reconciliation import runs
     from bench.reconcile_world import BRAND, write_book
     from brands.models import Brand
 
@@ -84,7 +84,7 @@ def measure_reconcile(rows: int, *, traced: bool) -> dict:
             tracemalloc.start()
         with path.open("rb") as file, connection.execute_wrapper(count):
             started = time.perf_counter()
-            run = matching.reconcile(brand=brand, file=file, filename=path.name)
+            run = runs.reconcile(brand=brand, file=file, filename=path.name)
             elapsed = time.perf_counter() - started
         peak = tracemalloc.get_traced_memory()[1] if traced else None
         if traced:
@@ -108,7 +108,7 @@ def measure_apply(rows: int) -> dict:
     from django.db.models import Count
 
     from attribution.models import Order
-    from attribution.reconciliation import applying, matching
+    from attribution.reconciliation import applying, runs
     from bench.reconcile_world import BRAND, write_book
     from brands.models import Brand
 
@@ -119,7 +119,7 @@ def measure_apply(rows: int) -> dict:
         write_book(path, rows, prefix=prefix, missing_only=True)
         with path.open("rb") as file:
             started = time.perf_counter()
-            run = matching.reconcile(brand=brand, file=file, filename=path.name)
+            run = runs.reconcile(brand=brand, file=file, filename=path.name)
             reconciled = time.perf_counter() - started
     started = time.perf_counter()
     applied = applying.apply(run, seconds=3600)

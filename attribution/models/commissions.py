@@ -5,7 +5,7 @@ from django.db import models
 from django.utils import timezone
 
 from brands.models import Brand, Creator
-from config.lib.statements import Row, write_guarded
+from config.lib.sql import Row, write_guarded
 
 from .orders import Attribution, Order
 
@@ -141,7 +141,7 @@ class Commission(models.Model):
         self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None, alongside=()
     ) -> None:
         """The one way a commission changes state: check the move against TRANSITIONS, then write it with its
-        CommissionStateChange row, and the `alongside` rows (config.lib.statements.Row: the outcome row of
+        CommissionStateChange row, and the `alongside` rows (config.lib.sql.Row: the outcome row of
         the request that moved it), all or nothing (one statement on PostgreSQL).
 
         The UPDATE applies only while the row is still as this instance was read (its state and its last

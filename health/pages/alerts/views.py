@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from attribution.review import config as review_config
+from attribution.review import settings_copy as review_settings
 from health.alerts import notifications, webhooks
 from health.alerts import queries as alert_queries
 from health.alerts.forms import ChannelForm, RuleSetForm
@@ -36,7 +36,7 @@ def _render(request, chosen, *, rules_form=None, channel_form=None, status=200):
         "email_log": alert_queries.email_log(brand),
         "recipients": alert_queries.email_recipients(brand),
         "worker": alert_queries.worker_status(now),
-        "review_settings": review_config.settings_of(brand.pk),  # the review time the overdue alert waits
+        "review_settings": review_settings.settings_of(brand.pk),  # the review time the overdue alert waits
     }
     return render(request, "health/alerts.html", context, status=status)
 

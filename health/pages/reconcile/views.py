@@ -17,11 +17,12 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from attribution.models import BookRow, Reconciliation
-from attribution.reconciliation import applying, matching, summary
+from attribution.outcomes import say
+from attribution.reconciliation import applying, runs, summary
 from attribution.reconciliation.books import columns
 from attribution.reconciliation.books.columns import FIELDS, MAP_PREFIX
 from attribution.reconciliation.books.errors import BookError
-from attribution.reconciliation.books.reader import MAX_BYTES, MAX_ROWS
+from attribution.reconciliation.books.reader import MAX_BYTES, MAX_ROWS, too_large
 from config.lib.csvfiles import safe_cell, stream
 from health.pages.access import brand_page
 from health.pages.reconcile import queries as reconcile_queries
@@ -133,23 +134,19 @@ def reconcile(request, chosen):
         return _render_upload(request, chosen, UploadForm())
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        return _render_upload(request, chosen, form, error="Choose a CSV file to upload.", status=400)
+        return _render_upload(request, chosen, form, error=say("book.choose_file"), status=400)
     if not chosen.brand.is_active:
-        return _render_upload(
-            request, chosen, form, error="This brand is inactive: ask your account manager.", status=400
-        )
+        return _render_upload(request, chosen, form, error=say("reconciliation.brand_inactive"), status=400)
     upload = form.cleaned_data["file"]
     try:
         if upload.size > MAX_BYTES:
-            raise BookError(
-                f"The file is larger than {MB} MB. Fix: upload it in parts, a month at a time.", status=413
-            )
-        run = matching.reconcile(
+            raise too_large()
+        run = runs.reconcile(
             brand=chosen.brand,
             file=upload.file,
             filename=upload.name or "",
             user=request.user,
-            options=matching.Options(
+            options=runs.Options(
                 order_id_column=form.cleaned_data["order_id_column"],
                 amount_column=form.cleaned_data["amount_column"],
                 column_map=form.column_map(),
@@ -243,13 +240,13 @@ def _difference(row: BookRow) -> list:
         safe_cell(row.order_id),
         row.status,
         safe_cell(row.detail),
-        "" if row.amount is None else matching.amount_text(row.amount, row.currency),
+        "" if row.amount is None else runs.amount_text(row.amount, row.currency),
         row.currency,
         ("cancelled" if row.cancelled else "completed") if row.status != BookRow.Status.INVALID else "",
         safe_cell(row.code),
         row.click_id,
         row.ordered_at.isoformat() if row.ordered_at else "",
-        "" if row.commission is None else matching.amount_text(row.commission, row.currency),
+        "" if row.commission is None else runs.amount_text(row.commission, row.currency),
         row.change,
         safe_cell(row.change_detail),
         "true" if row.is_test else "false",
@@ -263,13 +260,13 @@ def _not_in_book(order) -> list:
         safe_cell(order.order_id),
         "not_in_book",
         f"Received here on {order.received_at.isoformat()} ({order.outcome}); not in the book.",
-        matching.amount_text(order.amount, order.currency),
+        runs.amount_text(order.amount, order.currency),
         order.currency,
         "",
         safe_cell(order.code_sent),
         "",
         "",
-        "" if commission is None else matching.amount_text(commission.amount, commission.currency),
+        "" if commission is None else runs.amount_text(commission.amount, commission.currency),
         "",
         "",
         "false",

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from attribution.models import CommissionHold
 from attribution.outcomes import Outcome
-from attribution.review import config, decisions
+from attribution.review import decisions, settings_copy
 from health.pages.access import brand_page
 from health.pages.review import queries as review_queries
 from health.pages.review.forms import DecisionForm, FilterForm, ReviewSettingsForm
@@ -56,7 +56,7 @@ def _render(request, chosen, data, *, decision_form=None, status=200):
         "creator": creator,
         "query": query,
         "decision_form": decision_form,
-        "review_days": config.settings_of(brand.pk).review_days,
+        "review_days": settings_copy.settings_of(brand.pk).review_days,
         "now": timezone.now(),
     }
     return render(request, "health/review.html", context, status=status)
@@ -119,7 +119,7 @@ def not_held_message(commissions) -> str:
 @brand_page
 def review_settings(request, chosen):
     brand = chosen.brand
-    row = config.settings_of(brand.pk)
+    row = settings_copy.settings_of(brand.pk)
     form = ReviewSettingsForm(request.POST if request.method == "POST" else None, instance=row)
     if request.method == "POST":
         if form.is_valid():

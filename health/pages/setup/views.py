@@ -29,7 +29,7 @@ from attribution.platforms import registry
 from brands.forms import PlatformConnectionForm
 from brands.hosts import normalize_host
 from brands.models import Brand, PlatformConnection
-from health.log.recording import EventRecord, record
+from health.log.writer import EventRecord, record
 from health.pages.access import brand_page
 from health.pages.events import queries as event_queries
 from health.pages.outcomes import info_of
@@ -117,7 +117,7 @@ def connections_of(request, brand: Brand) -> list[dict]:
 
 
 def platform_steps(request) -> list[dict]:
-    """Each registered platform's step-by-step text (attribution.platforms.plugin, `setup_steps`), its
+    """Each registered platform's step-by-step text (attribution.platforms.notice.Platform, `setup_steps`), its
     receiver's address filled in."""
     shown = []
     for platform in registry.platforms():
@@ -133,7 +133,7 @@ def either(titles: list[str]) -> str:
 
 
 def signed_test_curl(request, connection: PlatformConnection) -> str:
-    """A shell snippet that signs the connection's platform's test order (attribution.platforms.plugin,
+    """A shell snippet that signs the connection's platform's test order (attribution.platforms.notice.Platform,
     `test_request`) with the secret the brand pastes into it, and sends it to this connection."""
     url = request.build_absolute_uri(reverse(f"platforms:{connection.platform}"))
     platform = registry.platform_named(connection.platform)
@@ -142,7 +142,7 @@ def signed_test_curl(request, connection: PlatformConnection) -> str:
         "SECRET='PASTE_THE_SIGNING_SECRET'  # as the platform shows it; this page never shows it back",
         "RUN=$(date +%s)",
         f"BODY='{test.body}'",
-        f"SIG=$({platform.verification.shell})",
+        f"SIG=$({platform.signature_shell})",
         f"curl -sS -w '\\n' -X POST '{url}' \\",
         *(f"  -H '{header}' \\" for header in test.headers),
         *(f"  -H {header} \\" for header in test.signed),

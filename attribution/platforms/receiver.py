@@ -1,13 +1,17 @@
-"""The receiver every storefront platform's webhook comes through: the shared mechanics (the raw body and its
-limit, the shop's connection, the signature check, the answer, the outcome row, the spool), running the hooks
-its platform declares (attribution.platforms.plugin: the headers, the signature scheme, the delivery id, the
-topics, the order read into an attribution.platforms.notices.OrderNotice).
+"""The receiver every storefront platform's webhook comes through, and its URLs: the shared mechanics (the raw
+body and its limit, the shop's connection, which secrets to try, the answer, the outcome row, the spool), running
+the hooks its platform's module declares (attribution.platforms.notice.Platform: the headers, the signature, the
+delivery id, the topics, the order read into an attribution.platforms.notice.OrderNotice).
+
+One receiver per registered platform (attribution.platforms.registry), at /api/platforms/<name> and reversed as
+"platforms:<name>", with or without a trailing slash and never redirected, as the event API's paths
+(docs/decisions.md, "Paths").
 
 The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
 body over the limit (413) → no approved connection for the shop (401 unknown_shop; one pending approval is
 named) → signature missing or wrong
 (401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
-transaction (attribution.platforms.receiving): a redelivery (200 redelivery), a topic or status with nothing to do
+transaction (attribution.platforms.record): a redelivery (200 redelivery), a topic or status with nothing to do
 (200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
 
 Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row, which
@@ -24,13 +28,14 @@ import logging
 from django.conf import settings
 from django.db import DatabaseError
 from django.http import JsonResponse
+from django.urls import re_path
 from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from attribution.api import throttles
 from attribution.durability import faults
+from attribution.http import throttles
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
 from brands.hosts import normalize_host
@@ -39,7 +44,7 @@ from brands.privacy import keep_platform_body
 from brands.resolution import connection_for, is_pending
 from brands.sealing import UnreadableSecret
 from config.lib.clients import client_address
-from health.log.recording import (
+from health.log.writer import (
     FAULTS,
     EventRecord,
     Receipt,
@@ -48,10 +53,9 @@ from health.log.recording import (
     record,
 )
 
-from . import receiving
-from .notices import Action, OrderNotice
-from .plugin import Platform, Read
-from .reading import loads_order
+from .notice import Action, OrderNotice, Platform, loads_order
+from .record import receive, recorded_as_change
+from .registry import platforms
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +67,7 @@ class Receiver(View):
     """One platform's webhook: POST only. What differs by platform is asked of `platform`."""
 
     http_method_names = ["post"]
-    platform: Platform = None  # given by attribution.platforms.urls: Receiver.as_view(platform=...)
+    platform: Platform = None  # given by `urlpatterns` below: Receiver.as_view(platform=...)
 
     def http_method_not_allowed(self, request, *args, **kwargs):
         return _json(envelope(success=False, outcome=Outcome.METHOD_NOT_ALLOWED, text="Send POST."), 405)
@@ -130,22 +134,21 @@ class Receiver(View):
             return Result(Outcome.INVALID_SIGNATURE, say("platform.no_signature", header=header))
         try:
             if any(
-                self.platform.verification.signs(body, secret, given)
-                for secret in connection.signing_secrets(now=now)
+                self.platform.signs(body, secret, given) for secret in connection.signing_secrets(now=now)
             ):
                 return None
             replaced = connection.replaced_secret()
         except UnreadableSecret:
             logger.error("platform signing secret unreadable", extra={"connection": connection.pk})
             return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
-        if replaced is not None and self.platform.verification.signs(body, replaced, given):
+        if replaced is not None and self.platform.signs(body, replaced, given):
             when = timezone.localtime(connection.secret_replaced_at).strftime("%Y-%m-%d %H:%M %Z")
             return Result(Outcome.INVALID_SIGNATURE, say("platform.stale_signature", replaced=when))
         return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
 
     def _receive(self, request, body: bytes, receipt: Receipt, connection, *, received_at) -> JsonResponse:
         topic = self.platform.topic_of(request)
-        notice = OrderNotice(
+        unread = OrderNotice(
             endpoint=self.platform.name,
             platform=self.platform.title,
             connection_id=connection.pk,
@@ -155,12 +158,12 @@ class Receiver(View):
             topic=topic,
             action=Action.IGNORE,
         )
-        read = Read(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
+        notice = unread.asking(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
         try:
             document = loads_order(body)
         except ValueError as exc:
             if topic in self.platform.topics:
-                read = Read(
+                notice = unread.asking(
                     Action.RECORD,
                     refusal=[Outcome.INVALID_PARAMS, say("platform.not_json", problem=_short(exc))],
                 )
@@ -170,16 +173,9 @@ class Receiver(View):
                     body=keep_platform_body(self.platform.kept(document)), body_parsed=True
                 )
             if topic in self.platform.topics:
-                read = self.platform.read(topic=topic, document=document, connection=connection)
-        notice.action, notice.order, notice.note, notice.refusal = (
-            read.action,
-            read.order,
-            read.note,
-            read.refusal,
-        )
-        notice.own_orders_only = read.own_orders_only
-        if read.action in (Action.FOLLOW, Action.CANCEL):
-            receiving.recorded_as_change(receipt, self.platform.name)
+                notice = self.platform.read(unread, document=document, connection=connection)
+        if notice.action in (Action.FOLLOW, Action.CANCEL):
+            recorded_as_change(receipt, self.platform.name)
         if not connection.is_enabled or not connection.brand_is_active:
             words = "platform.disabled" if not connection.is_enabled else "platform.brand_inactive"
             result = Result(
@@ -191,7 +187,7 @@ class Receiver(View):
             _record(receipt.event(result))
             return self._answer(request, result)
         try:
-            result = receiving.receive(notice, received_at=received_at, receipt=receipt)
+            result = receive(notice, received_at=received_at, receipt=receipt)
         except Exception:  # noqa: BLE001  (a bug: the delivery is verified and read, so it is kept for replay)
             logger.exception("platform delivery failed", extra={"brand_id": notice.brand_id})
             result = Result(
@@ -207,19 +203,17 @@ class Receiver(View):
     def _kept_for_later(self, request, receipt: Receipt, notice: OrderNotice, result: Result) -> JsonResponse:
         """A fault on our side: keep the notice in the spool and answer 200, or 503 when it could not be kept
         (the platform retries then)."""
-        # Its endpoint is the receiver's, or its change endpoint (receiving.recorded_as_change).
+        # Its endpoint is the receiver's, or its change endpoint (attribution.platforms.record.recorded_as_change).
         event = receipt.event(result)
-        kept = faults.keep_for_replay(
+        kept = faults.spool_and_record(
             event,
             body=(event.request_body or "").encode(),
             brand_id=notice.brand_id,
-            answered=str(result.outcome),
             notice=notice.as_json(),
+            row_when_not_kept=False,
         )
         if not kept:
             result.status = 503
-            return self._answer(request, result)
-        faults.record_or_keep(event, kept_for_replay=True)  # the replay resolves this row
         return self._answer(request, result)
 
     def _refuse(
@@ -263,7 +257,7 @@ class Receiver(View):
     def _answer(self, request, result: Result) -> JsonResponse:
         request.event_brand_id = result.brand_id
         request.event_outcome = str(result.outcome)
-        headers = {"WWW-Authenticate": self.platform.verification.name} if result.http_status == 401 else None
+        headers = {"WWW-Authenticate": self.platform.signature_scheme} if result.http_status == 401 else None
         return _json(result.body(), result.http_status, headers=headers)
 
 
@@ -341,3 +335,11 @@ def _header_name(meta_key: str) -> str:
 def _short(exc: Exception) -> str:
     text = str(exc) or type(exc).__name__
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+app_name = "platforms"
+
+urlpatterns = [
+    re_path(rf"^{platform.name}/?$", Receiver.as_view(platform=platform), name=platform.name)
+    for platform in platforms()
+]

@@ -8,7 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from brands.privacy import keep_body, redact_value
-from config.lib.statements import InsertStatement
+from config.lib.sql import InsertStatement
 from health.log.models import OutcomeEvent, RefusedDeliveryCount, UnresolvedHostCount
 from health.log.rollup import move_counted_event
 

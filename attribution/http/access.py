@@ -5,7 +5,7 @@ from rest_framework import exceptions
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import JSONRenderer
 
-from attribution.api import throttles
+from attribution.http import throttles
 
 
 class AlwaysJSON(DefaultContentNegotiation):
@@ -55,7 +55,7 @@ class AnswerRenderer(JSONRenderer):
 
 class KeyRequired:
     """Views that need a developer key: a request without a valid one is refused (401), and an address
-    refused too often is answered 429 instead (attribution.api.throttles)."""
+    refused too often is answered 429 instead (attribution.http.throttles)."""
 
     def perform_authentication(self, request):
         try:

@@ -27,9 +27,9 @@ from rest_framework.exceptions import Throttled
 from rest_framework.throttling import BaseThrottle
 
 from attribution.models import RateCounter
-from attribution.orders.hosts import brand_id_of_order_event, host_of_order_event
+from attribution.orders.event_brand import brand_id_of_order_event, host_of_order_event
 from config.lib.clients import client_address
-from health.log.recording import FAULTS, count_unresolved_host
+from health.log.writer import FAULTS, count_unresolved_host
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ def keep_event_row(request, result, payload, *, endpoint: str, at) -> bool:
     """Whether an event's outcome row is stored. An order confirmation that belongs to no brand
     (unresolved_domain and the like; not a fault, which is spooled) is stored within its address's limit
     (API_THROTTLE_RATES["brandless_events"]); beyond it, it is counted per host and hour instead
-    (health.log.recording.count_unresolved_host), so the account manager still sees which unknown hosts
+    (health.log.writer.count_unresolved_host), so the account manager still sees which unknown hosts
     send and one sender cannot fill the log. Every other event is stored."""
     rate = settings.API_THROTTLE_RATES.get("brandless_events")
     if (

@@ -6,7 +6,7 @@ what each saves over the ORM's per-call work), one module per kind:
 - columns: Columns, a model's row inside a statement written by hand for PostgreSQL;
 - guarded: write_guarded and its Row, an update applied only if the row is unchanged.
 
-Import them from here: `from config.lib.statements import InsertStatement`.
+Import them from here: `from config.lib.sql import InsertStatement`.
 """
 
 from .columns import Columns

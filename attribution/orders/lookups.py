@@ -2,12 +2,12 @@
 confirmation names, one query each."""
 
 from brands.models import Creator, DiscountCode, KnownShopper
-from config.lib.statements import SelectStatement
+from config.lib.sql import SelectStatement
 
 from ..models import Click
 from ..review.rules import click_reuse
 
-# The click and code lookups of every attributed order, written out (config.lib.statements): a queryset
+# The click and code lookups of every attributed order, written out (config.lib.sql): a queryset
 # with select_related costs ~0.5 ms of Python to compile per call.
 _click = SelectStatement(
     Click,
