@@ -116,6 +116,8 @@ class Incident(models.Model):
         REVIEW_OVERDUE = "review_overdue", "Holds waiting for review"
         CODE_LEAK = "code_leak", "Code leak suspected"
         REFUND_OUTLIER = "refund_outlier", "Refund rate above the brand's"
+        # A shop's connection disconnected (uninstalled, revoked): health.alerts.connection_rules (issue 47).
+        DISCONNECTED = "disconnected", "Shop disconnected: connect it again"
 
     # Null for the service-side rule: a fault of this service concerns every brand, and account managers.
     brand = models.ForeignKey(
