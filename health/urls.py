@@ -6,6 +6,7 @@ from django.urls import path
 from health.pages import account, creators, events, order, portfolio, reconcile, review, setup, statements
 from health.pages import alerts as alert_pages
 from health.pages.platform_connect import (
+    connect_continue,
     shopify_callback,
     shopify_connect,
     woocommerce_connect,
@@ -21,6 +22,7 @@ urlpatterns = [
     path("export.csv", events.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
     # Connecting a shop with its platform's consent (issue 47: Shopify OAuth, WooCommerce's key handover).
+    path("setup/connect", connect_continue, name="connect_continue"),
     path("setup/shopify/connect", shopify_connect, name="shopify_connect"),
     path("setup/shopify/callback", shopify_callback, name="shopify_callback"),
     path("setup/woocommerce/connect", woocommerce_connect, name="woocommerce_connect"),

@@ -63,6 +63,22 @@ def _refused(request, text: str, brand_id=None, status: int = 400):
 
 @require_GET
 @brand_page
+def connect_continue(request, chosen):
+    """Where the setup page's connect forms lead: a page of this service that moves on to the connect view, which
+    redirects to the platform. The pages' Content-Security-Policy allows forms to this service only
+    (form-action 'self'), and a browser applies it to a form's redirects too; a refresh is not a form's."""
+    platform = request.GET.get("platform", "")
+    if platform not in ("shopify", "woocommerce"):
+        raise Http404("No such platform.")
+    params = {key: request.GET.get(key, "") for key in request.GET if key != "platform"}
+    params["brand"] = chosen.brand.pk
+    target = f"{reverse(f'health:{platform}_connect')}?{urlencode(params)}"
+    title = "Shopify" if platform == "shopify" else "WooCommerce"
+    return render(request, "health/connect_continue.html", {**chosen.context, "next": target, "title": title})
+
+
+@require_GET
+@brand_page
 def shopify_connect(request, chosen):
     brand = chosen.brand
     shop = (request.GET.get("shop") or "").strip().lower()

@@ -2,6 +2,7 @@
 A token whose shop is the claimed one proves ownership: the connection is active at once, the app's webhooks
 are subscribed. Anything else is refused with nothing kept."""
 
+import re
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
@@ -271,3 +272,23 @@ def test_the_apps_secret_does_not_sign_for_a_typed_in_connection(brand, prop, cl
     )
 
     assert answer.status_code == 401
+
+
+def test_the_setup_forms_lead_through_a_page_of_this_service(alice_client, brand, prop):
+    """The pages' CSP allows forms to this service only, redirects included: a refresh moves on to the platform."""
+    page = alice_client.get(
+        "/health/setup/connect",
+        {"brand": brand.pk, "platform": "shopify", "shop": SHOP, "property": prop.host},
+    )
+
+    assert page.status_code == 200
+    html = page.content.decode()
+    target = re.search(r'content="0; url=([^"]+)"', html)[1]
+    assert f'href="{target}"' in html
+    location = urlsplit(target.replace("&amp;", "&"))
+    assert location.path == CONNECT
+    assert dict(parse_qsl(location.query)) == {"brand": str(brand.pk), "shop": SHOP, "property": prop.host}
+    assert (
+        alice_client.get("/health/setup/connect", {"brand": brand.pk, "platform": "magento"}).status_code
+        == 404
+    )
