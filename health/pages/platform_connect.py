@@ -25,6 +25,7 @@ OAUTH_SESSION = "shopify_oauth_states"
 HANDOVER_SESSION = "woocommerce_handovers"
 STATE_SECONDS = 10 * 60  # the consent takes a minute; an older state is stale
 KEPT_STATES = 5  # a few tabs at once; the oldest is dropped beyond
+clock = time.time  # the tests move it on, never sleep
 
 
 def _setup(brand_id) -> str:
@@ -32,7 +33,7 @@ def _setup(brand_id) -> str:
 
 
 def _remember(request, key: str, token: str, value: dict) -> None:
-    now = time.time()
+    now = clock()
     kept = {t: v for t, v in request.session.get(key, {}).items() if now - v["at"] < STATE_SECONDS}
     kept[token] = {**value, "at": now}
     request.session[key] = dict(sorted(kept.items(), key=lambda item: item[1]["at"])[-KEPT_STATES:])
@@ -43,7 +44,7 @@ def _take(request, key: str, token: str) -> dict | None:
     kept = request.session.get(key, {})
     value = kept.pop(token, None) if isinstance(token, str) else None
     request.session[key] = kept
-    if value is None or time.time() - value["at"] >= STATE_SECONDS:
+    if value is None or clock() - value["at"] >= STATE_SECONDS:
         return None
     return value
 

@@ -151,8 +151,8 @@ def test_a_stale_state_is_refused(alice_client, brand, prop, shop, standin, monk
     import health.pages.platform_connect as pages
 
     location, _ = callback_of(alice_client, brand)
-    later = pages.time.time() + pages.STATE_SECONDS + 1
-    monkeypatch.setattr(pages.time, "time", lambda: later)
+    later = pages.clock() + pages.STATE_SECONDS + 1
+    monkeypatch.setattr(pages, "clock", lambda: later)
 
     assert_refused(back_to_service(alice_client, location), "too long ago")
 
