@@ -292,3 +292,13 @@ def test_the_setup_forms_lead_through_a_page_of_this_service(alice_client, brand
         alice_client.get("/health/setup/connect", {"brand": brand.pk, "platform": "magento"}).status_code
         == 404
     )
+
+
+def test_no_signed_test_curl_for_a_shop_signed_by_the_apps_secret(alice_client, brand, prop, shop):
+    consent(alice_client, start(alice_client, brand))
+    connection = PlatformConnection.objects.get()
+
+    page = alice_client.get("/health/setup/", {"brand": brand.pk}).content.decode()
+
+    assert f'id="curl-{connection.pk}"' not in page  # the brand never holds the app's secret to sign with
+    assert "the app's own" in page
