@@ -103,6 +103,9 @@ TEXTS: dict[str, str] = {
     "by their number: nothing to cancel. Fix: cancel the order before deleting it, or name orders by id.",
     "platform.not_cancelled": "Order {order_id} came as {topic}, but its body is not cancelled, refunded or "
     "voided: nothing was cancelled. The topic header is not signed; the service acts on what the signed body says.",
+    "platform.deleted_with_fields": "Order {order_id} came as order.deleted, but its body carries the order's "
+    "fields, which a deletion never does: nothing was cancelled. The topic header is not signed; a deletion's body "
+    "is the id alone.",
     "platform.deleted_not_ours": "Order {order_id} was deleted, but this site's webhook never delivered it: "
     "nothing was cancelled. A deletion carries only an id, so it counts only for an order the same connection sent.",
     "platform.unchanged": "Order {order_id}: its counted amount ({total} {currency}) did not change.",
