@@ -132,7 +132,9 @@ class WooCommerce(Platform):
         order = read_order(document, connection)
         if topic == "order.deleted":
             if set(document) != DELETION_FIELDS:
-                return Read(Action.IGNORE, order, note=say("platform.deleted_with_fields", order_id=order.order_id))
+                return Read(
+                    Action.IGNORE, order, note=say("platform.deleted_with_fields", order_id=order.order_id)
+                )
             if order.order_id is None:
                 # Its body is only {"id": N}: an order known by its number cannot be found from it.
                 return Read(Action.IGNORE, order, note=say("platform.deleted_by_number"))

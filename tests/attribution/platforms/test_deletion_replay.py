@@ -26,8 +26,9 @@ def test_a_signed_order_replayed_as_order_deleted_cancels_nothing(woocommerce, d
     answer = woocommerce("order.deleted", body=delivered, x_wc_webhook_delivery_id="replayed-under-deleted")
 
     assert (answer.status_code, answer.json()["outcome"]) == (200, "ignored")
-    assert "carries the order's fields, which a deletion never does: nothing was cancelled" in (
-        answer.json()["message"]
+    assert (
+        "carries the order's fields, which a deletion never does: nothing was cancelled"
+        in (answer.json()["message"])
     )
     assert Commission.objects.get().state == "pending"
     assert OutcomeEvent.objects.order_by("-id").first().outcome == "ignored"
