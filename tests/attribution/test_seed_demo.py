@@ -77,6 +77,7 @@ def test_the_document_has_every_key_of_the_spec(world):
                 **brand_keys,
                 "page_urls": {"primary": "str"},
                 "shopify": {"webhook_url": "str", "shop_domain": "str", "webhook_secret": "str"},
+                "woocommerce": {"webhook_url": "str", "site_url": "str", "webhook_secret": "str"},
             },
         },
         "clicks": dict.fromkeys(
@@ -474,7 +475,7 @@ def test_a_rerun_keeps_the_shop_s_webhook_secret(seed, tmp_path):
     again = seed(path=path)["brands"]["handoff"]["shopify"]
 
     assert again == first
-    assert PlatformConnection.objects.get().previous_secret == ""
+    assert PlatformConnection.objects.get(platform="shopify").previous_secret == ""
 
 
 def test_it_refuses_to_build_the_demo_world_in_production_without_force(db, settings):
