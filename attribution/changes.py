@@ -20,7 +20,7 @@ from health.log.recording import Receipt, record, row_values
 
 from .billing import writers
 from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
-from .models import Adjustment, Commission, CommissionStateChange, Order
+from .models import Adjustment, Commission, CommissionHold, CommissionStateChange, Order
 from .money import commission_amount, money, order_total
 from .outcomes import Outcome, Result, say
 
@@ -129,9 +129,18 @@ def _written(result: Result, receipt: Receipt | None) -> Result:
     return result
 
 
-def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "", receipt=None) -> Result:
+def cancel_commission(
+    *,
+    key,
+    payload,
+    received_at: datetime,
+    request_id: str = "",
+    receipt=None,
+    via: str = CommissionHold.Via.CHANGE,
+) -> Result:
     """Cancel the commission of an order; a second cancel is already_cancelled. With the API's `receipt`,
-    the request's outcome row is written with the cancel (one statement on PostgreSQL).
+    the request's outcome row is written with the cancel (one statement on PostgreSQL). A held commission's
+    holds are resolved as cancelled by `via` (the cancel request, or the shop's platform).
 
     A paid commission is cancelled too, and its amount clawed back on the next open statement.
     """
@@ -173,6 +182,7 @@ def cancel_commission(*, key, payload, received_at: datetime, request_id: str = 
                         cause=CommissionStateChange.Cause.CANCEL,
                         request_id=request_id,
                         alongside=_outcome_row(receipt, result),
+                        resolution=CommissionHold.cancelled_with_its_order(via),
                     )
                 except Commission.StateChanged:
                     continue  # a racing request changed it first: read it again
