@@ -54,3 +54,14 @@ def test_the_deletion_s_own_body_still_cancels_the_order_the_site_delivered(wooc
         "The commission of order 727 was cancelled.",
     )
     assert Commission.objects.get().state == "cancelled"
+
+
+def test_a_captured_deletion_replayed_later_changes_nothing_more(woocommerce, delivered):
+    """What is left (docs/threat-model.md): the deletion's own body, replayed under a new delivery id, can only
+    cancel what the site deleted, which is cancelled already."""
+    woocommerce("order.deleted", {"id": 727})
+
+    answer = woocommerce("order.deleted", {"id": 727}, x_wc_webhook_delivery_id="replayed-deletion")
+
+    assert (answer.status_code, answer.json()["outcome"]) == (200, "already_cancelled")
+    assert Commission.objects.get().state == "cancelled"
