@@ -13,7 +13,7 @@ def logging_settings(level: str) -> dict:
                 "()": "pythonjsonlogger.json.JsonFormatter",
                 "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
             },
-            "request_line": {"()": "attribution.api.middleware.RequestLineFormatter"},
+            "request_line": {"()": "attribution.http.middleware.RequestLineFormatter"},
         },
         "handlers": {
             "console": {"class": "logging.StreamHandler", "formatter": "json"},

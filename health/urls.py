@@ -1,15 +1,25 @@
-"""Tracking health pages (docs/decisions.md, "Tracking health pages"). New pages of the brand area add a path here and a link in
-templates/base.html's nav."""
+"""Tracking health pages (docs/decisions.md, "Tracking health pages"). Each page (or family of pages) is a
+package of health.pages holding its views, queries and forms; a new page adds a package, a path here and a
+link in templates/base.html's nav."""
 
 from django.urls import path
 
-from health.pages import account, creators, events, order, portfolio, reconcile, review, setup, statements
-from health.pages import alerts as alert_pages
+from health.pages.account import views as account
+from health.pages.alerts import views as alert_pages
+from health.pages.creators import views as creators
+from health.pages.events import views as events
+from health.pages.order import views as order
+from health.pages.overview import views as overview
+from health.pages.portfolio import views as portfolio
+from health.pages.reconcile import views as reconcile
+from health.pages.review import views as review
+from health.pages.setup import views as setup
+from health.pages.statements import views as statements
 
 app_name = "health"
 
 urlpatterns = [
-    path("", events.overview, name="overview"),
+    path("", overview.overview, name="overview"),
     path("events/", events.events, name="events"),
     path("events/<int:pk>/", events.event, name="event"),
     path("export.csv", events.export, name="export"),

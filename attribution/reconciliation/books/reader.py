@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from attribution.outcomes import say
 from attribution.parsing import FieldError, parse_click_id, parse_currency, parse_order_id
 
 from .cells import click_of_notes, first_code, read_amount, read_flag, read_time
@@ -109,10 +110,7 @@ class Book:
                     continue  # a blank line is no order
                 self.rows += 1
                 if self.rows > MAX_ROWS:
-                    raise BookError(
-                        f"The file has more than {MAX_ROWS:,} rows. Fix: upload it in parts, a month at a time.",
-                        status=413,
-                    )
+                    raise BookError(say("book.too_many_rows", rows=MAX_ROWS), status=413)
                 group_by = self.columns.group_by
                 if group_by is not None and current is not None and _cell(row, group_by) == current.group:
                     current.rows += 1  # a further line item of the same order
@@ -121,7 +119,7 @@ class Book:
                     yield current
                 current = self._order(row, start)
         except csv.Error as exc:
-            raise BookError(f"Line {line + 1} cannot be read as CSV: {exc}.") from None
+            raise BookError(say("book.not_csv", line=line + 1, problem=exc)) from None
         if current is not None:
             yield current
 
@@ -196,10 +194,12 @@ def _cell(row: list[str], index: int | None) -> str:
 
 
 def too_wide(line: int, columns: int) -> BookError:
-    return BookError(
-        f"Line {line} has {columns:,} columns; a book has at most {MAX_COLUMNS}. "
-        "Fix: export only the orders' columns."
-    )
+    return BookError(say("book.too_wide", line=line, columns=columns, most=MAX_COLUMNS))
+
+
+def too_large() -> BookError:
+    """A file over MAX_BYTES (413), as the API and the page both refuse it."""
+    return BookError(say("book.too_large", mb=MAX_BYTES // (1024 * 1024)), status=413)
 
 
 class _Lines:
@@ -223,22 +223,14 @@ class _Lines:
             raise StopIteration
         self.number += 1
         if len(raw) > MAX_LINE_BYTES:
-            raise BookError(
-                f"Line {self.number} is longer than 1 MB. Fix: export the orders again; a book's line holds one "
-                "order's columns."
-            )
+            raise BookError(say("book.line_too_long", line=self.number))
         self.row_bytes += len(raw)
         if self.row_bytes > MAX_ROW_BYTES:
-            raise BookError(
-                f"The row starting on line {self.row_start} is longer than 1 MB. Fix: export the orders again; a "
-                "book's row holds one order's columns."
-            )
+            raise BookError(say("book.row_too_long", line=self.row_start))
         try:
             return raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
         except UnicodeDecodeError:
-            raise BookError(
-                f"Line {self.number} is not UTF-8 text. Fix: save the file as CSV UTF-8 (with or without a BOM)."
-            ) from None
+            raise BookError(say("book.not_utf8", line=self.number)) from None
 
 
 def open_book(
@@ -249,12 +241,12 @@ def open_book(
     text = _Lines(binary)
     first = next(text, "")
     if not first.strip():
-        raise BookError("The file is empty. Fix: upload a CSV file whose first line names the columns.")
+        raise BookError(say("book.empty"))
     delimiter = ";" if first.count(";") > first.count(",") else ","
     try:
         header = next(csv.reader([first], delimiter=delimiter))
     except csv.Error as exc:
-        raise BookError(f"Line 1 cannot be read as CSV: {exc}.") from None
+        raise BookError(say("book.not_csv", line=1, problem=exc)) from None
     if len(header) > MAX_COLUMNS:
         raise too_wide(1, len(header))
     try:
