@@ -211,8 +211,7 @@ class PathTextField(RuleField):
     def parse(self, value):
         return value.strip()
 
-    def json_schema(self):
-        # An order id is at most MAX_ORDER_ID_LENGTH once trimmed; the bound keeps the request line within 8 KB.
+    def json_schema(self):  # bounded as an order id is, so that the request line stays within 8 KB
         return {"type": "string", "minLength": 1, "maxLength": parsing.MAX_ORDER_ID_LENGTH}
 
 
@@ -393,9 +392,7 @@ class AmountUpdateSerializer(RequestSerializer):
 class OrderReadSerializer(RequestSerializer):
     """GET /api/Affiliates/orders/<order_id>: the path's order id and the query's test flag."""
 
-    # The query's test flag as sent, at most: `true` with room for spaces, and a request line within 8 KB.
-    TEST_MAX_LENGTH = 32
-
+    TEST_MAX_LENGTH = 32  # the query's test flag as sent, at most: `true` with room for spaces, within 8 KB
     order_id = PathTextField(
         example=examples.READ_ORDER,  # a read changes nothing: it shows the order the read example finds
         help_text="The order id as sent on the order confirmation, URL-encoded; slashes may stay.",

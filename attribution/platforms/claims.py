@@ -15,7 +15,7 @@ def signed_by_a_waiting_claim(platform: Platform, request, body: bytes, shop: st
         return False
     for connection in pending_connections(platform.name, shop):
         try:
-            if any(platform.verification.signs(body, s, given) for s in connection.signing_secrets(now=now)):
+            if any(platform.signs(body, s, given) for s in connection.signing_secrets(now=now)):
                 return True
         except UnreadableSecret:
             continue
