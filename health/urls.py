@@ -13,6 +13,7 @@ from health.pages.overview import views as overview
 from health.pages.portfolio import views as portfolio
 from health.pages.reconcile import views as reconcile
 from health.pages.review import views as review
+from health.pages.setup import connect as connect_shop
 from health.pages.setup import views as setup
 from health.pages.statements import views as statements
 
@@ -24,6 +25,12 @@ urlpatterns = [
     path("events/<int:pk>/", events.event, name="event"),
     path("export.csv", events.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
+    # Connecting a shop with its platform's consent (issue 47: Shopify OAuth, WooCommerce's key handover).
+    path("setup/connect", connect_shop.connect_continue, name="connect_continue"),
+    path("setup/shopify/connect", connect_shop.shopify_connect, name="shopify_connect"),
+    path("setup/shopify/callback", connect_shop.shopify_callback, name="shopify_callback"),
+    path("setup/woocommerce/connect", connect_shop.woocommerce_connect, name="woocommerce_connect"),
+    path("setup/woocommerce/return", connect_shop.woocommerce_return, name="woocommerce_return"),
     path("account/", account.account, name="account"),
     path("statements/", statements.statements, name="statements"),
     path("statements/<int:pk>/", statements.statement, name="statement"),

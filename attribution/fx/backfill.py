@@ -1,5 +1,5 @@
 """Commissions without a conversion, converted at their own orders' dates: those stored before conversion
-existed (once, by migration 0023 and `convert_commissions`), and those whose currency had no rate when they
+existed (once, by migration 0024 and `convert_commissions`), and those whose currency had no rate when they
 were created, once it has one (the daily refresh). A converted commission is never converted again."""
 
 from django.db import transaction

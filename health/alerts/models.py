@@ -121,6 +121,8 @@ class Incident(models.Model):
         CODE_LEAK = "code_leak", "Code leak suspected"
         REFUND_OUTLIER = "refund_outlier", "Refund rate above the brand's"
         FX_STALE = "fx_rates_stale", "Currency rates out of date"  # account managers', as service_side
+        # A shop's connection disconnected (uninstalled, revoked): health.alerts.connection_rules (issue 47).
+        DISCONNECTED = "disconnected", "Shop disconnected: connect it again"
 
     # Null for the service-side rules (a fault of this service, stale currency rates): they concern every brand,
     # and account managers.

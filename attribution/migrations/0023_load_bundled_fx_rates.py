@@ -11,6 +11,6 @@ def load(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("attribution", "0021_fx_rates_and_locked_conversion")]
+    dependencies = [("attribution", "0022_fx_rates_and_locked_conversion")]
 
     operations = [migrations.RunPython(load, migrations.RunPython.noop)]

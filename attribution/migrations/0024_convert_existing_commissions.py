@@ -20,8 +20,8 @@ def convert(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("attribution", "0022_load_bundled_fx_rates"),
-        ("brands", "0009_brand_reporting_currency"),
+        ("attribution", "0023_load_bundled_fx_rates"),
+        ("brands", "0011_brand_reporting_currency"),
     ]
 
     operations = [migrations.RunPython(convert, migrations.RunPython.noop)]
