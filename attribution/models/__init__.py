@@ -1,6 +1,7 @@
 """The attribution app's tables, one module per concept: clicks and creator links, orders, commissions
 (states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog, reconciliations of the brand's order book, the
-storefront platforms' deliveries."""
+storefront platforms' deliveries and
+the nightly sync of their orders."""
 
 from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
 from .commissions import AmountChange, Commission, CommissionStateChange
@@ -11,6 +12,7 @@ from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
 from .review import CommissionHold, ReviewFlag, ReviewSettings, Rule
 from .statements import Adjustment, Statement
+from .syncs import DailyCapture, RecoveredOrder, SyncRun
 
 __all__ = [
     "LINK_CODE_ALPHABET",
@@ -23,6 +25,7 @@ __all__ = [
     "CommissionHold",
     "CommissionStateChange",
     "CreatorLink",
+    "DailyCapture",
     "Order",
     "PlatformDelivery",
     "RateCounter",
@@ -30,10 +33,12 @@ __all__ = [
     "ReviewSettings",
     "Rule",
     "Reconciliation",
+    "RecoveredOrder",
     "DeadLetter",
     "SpoolBacklog",
     "SpoolReplay",
     "Statement",
+    "SyncRun",
     "new_click_id",
     "new_link_code",
 ]

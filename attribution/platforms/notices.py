@@ -62,6 +62,8 @@ class OrderNotice:
     # A cancel whose body cannot prove the order (WooCommerce's order.deleted carries only an id): done only
     # for an order the same connection delivered before.
     own_orders_only: bool = False
+    # The platform's sync brought the order (attribution.platforms.sync): what the first step of its trace says.
+    synced: str = ""
 
     def order_id_shown(self) -> str:
         return shown_order_id(self.order.order_id if self.order else None)

@@ -50,6 +50,7 @@ class Platform:
     title = ""  # as answers name it: "Shopify"
     endpoint_label = ""  # the outcome log's endpoint as the pages show it: "Shopify webhook"
     change_label = ""  # and its change endpoint: "Shopify webhook: update"
+    sync_label = ""  # and its sync's endpoint (`<name>_sync`): "Shopify sync"
     # Outcomes this platform words its own way on its endpoints (attribution.outcomes.endpoints.add_platform).
     words: dict = {}
     verification = BASE64_HMAC_SHA256  # attribution.platforms.signatures

@@ -10,6 +10,7 @@ from attribution.models import Order
 from attribution.orders import joins
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.signals import Lookups
+from attribution.orders.trace import Signal, StepResult, step
 from attribution.orders.whatif import decide_payload_again
 from attribution.outcomes import Result
 from attribution.parsing import FieldError, is_click_id, parse_order_id
@@ -159,7 +160,10 @@ def record_order(
         judged_at=judged_at,
         lookups=lookups,
         via=joins.Via(
-            notice.platform, order.changed_at, claim=_claim(notice, received_at) if claim else None
+            notice.platform,
+            order.changed_at,
+            claim=_claim(notice, received_at) if claim else None,
+            first_step=step(Signal.SYNC, StepResult.RECOVERED, notice.synced) if notice.synced else None,
         ),
     )
     if not result.recorded:

@@ -1,0 +1,237 @@
+"""One page of a sync: each platform order, in its webhook's shape, read by its platform module into the same
+notice a delivery makes and done through the same service (attribution.platforms.receiving: the decision, the
+review rules, the writers), with its outcome row on the platform's sync endpoint (`<name>_sync`).
+
+What the service holds already decides what a platform order asks, read for the whole page in one query: an
+order held as the platform has it changes nothing and writes nothing; one never received is recorded (and
+cancelled after, when the platform has it cancelled or refunded); a cancel, refund or amount the webhooks
+missed is followed. So a page read twice (an overlap, a run resumed after a crash) changes nothing twice.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from attribution.models import Order, RecoveredOrder, SyncRun
+from attribution.outcomes.endpoints import SYNC_ENDPOINT
+from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
+from brands.models import PlatformConnection
+from brands.privacy import keep_platform_body
+from health.log.recording import FAULTS, Receipt
+
+from ..notices import Action, OrderNotice, PlatformOrder
+from ..plugin import Platform
+from ..receiving import receive
+
+logger = logging.getLogger(__name__)
+
+CANCELLED = "cancelled"
+
+
+class SyncFault(Exception):
+    """The database could not take a change (a fault on our side): the run stops; the next one reads again."""
+
+
+@dataclass
+class Shape:
+    """What the sync asks of a platform's order shape beyond its module's reading (sync.shopify_orders,
+    sync.woocommerce_orders)."""
+
+    was_paid: object  # (document) -> bool: whether the order was ever paid for
+    as_placed: object  # (document) -> document: the order as it was paid, before refunds and cancels
+
+
+@dataclass
+class PageDone:
+    counts: dict = field(
+        default_factory=lambda: {
+            "orders_read": 0,
+            "recovered": 0,
+            "followed": 0,
+            "unchanged": 0,
+            "skipped": 0,
+        }
+    )
+    errors: list = field(default_factory=list)
+    days: set = field(default_factory=set)  # the shop's days of the paid, non-test orders read
+
+
+class PageActor:
+    """Acts on the pages of one run (`connection` read with its property and brand)."""
+
+    def __init__(self, *, run: SyncRun, connection: PlatformConnection, platform: Platform, shape: Shape):
+        self.run, self.connection, self.platform, self.shape = run, connection, platform, shape
+        self.endpoint = SYNC_ENDPOINT[platform.name]
+        self.zone = _zone(connection)
+        self.synced = (
+            f"Brought by the {platform.title} sync of {connection.shop_domain} (run {run.pk}): no webhook had "
+            "delivered it."
+        )
+
+    def act(self, documents: list, *, at: datetime) -> PageDone:
+        done = PageDone()
+        read = []
+        for document in documents:
+            done.counts["orders_read"] += 1
+            order = self._read(document)
+            try:
+                order_id = parse_order_id(order.order_id) if order is not None else None
+            except FieldError as exc:
+                order_id = None
+                done.errors.append(f"An order's {order.names.get('order_id', 'id')} could not be read: {exc}")
+            if order_id is None:
+                done.counts["skipped"] += 1
+                continue
+            read.append((document, order, order_id))
+        held = self._held({order_id for _, _, order_id in read})
+        recovered = []
+        for document, order, order_id in read:
+            stored = held.get((order_id, order.is_test))
+            step = self._act(document, order, order_id, stored, at=at, done=done)
+            if step == "recovered":
+                recovered.append((order, order_id))
+            if not order.is_test and order.placed_at and (stored or step == "recovered"):
+                done.days.add(self.day_of(order.placed_at))
+        if recovered:
+            RecoveredOrder.objects.bulk_create(
+                [
+                    RecoveredOrder(
+                        brand_id=self.connection.brand_id,
+                        connection_id=self.connection.pk,
+                        run_id=self.run.pk,
+                        order_id=order_id,
+                        is_test=order.is_test,
+                        day=self.day_of(order.placed_at or at),
+                        placed_at=order.placed_at,
+                        outcome=outcome,
+                        recovered_at=at,
+                    )
+                    for (order, order_id), outcome in zip(recovered, self._outcomes(recovered), strict=True)
+                ],
+                ignore_conflicts=True,  # recovered_order_once: a run resumed over a page it had done
+            )
+        return done
+
+    def _read(self, document) -> PlatformOrder | None:
+        if not isinstance(document, dict):
+            return None
+        return self.platform.read(
+            topic=self.platform.new_order_topic, document=document, connection=self.connection
+        ).order
+
+    def _held(self, order_ids: set) -> dict:
+        """What the service holds of these orders: {(order id, test): values}."""
+        rows = Order.objects.filter(brand_id=self.connection.brand_id, order_id__in=order_ids).values(
+            "order_id",
+            "is_test",
+            "via_platform",
+            "platform_changed_at",
+            "commission__state",
+            "commission__order_amount",
+            "commission__currency",
+        )
+        return {(row["order_id"], row["is_test"]): row for row in rows}
+
+    def _act(self, document, order: PlatformOrder, order_id: str, stored, *, at, done: PageDone) -> str:
+        """What the order asked, done: "recovered", "followed", "unchanged" or "skipped"."""
+        if stored is None:
+            if not self.shape.was_paid(document):
+                return self._count(done, "skipped")
+            placed = self.shape.as_placed(document) if order.cancelled else document
+            result = self._send(placed, order_id, Action.RECORD, "record", at=at)
+            if result.outcome in FAULTS:
+                raise SyncFault(f"order {order_id}: {result.text}")
+            if not Order.objects.filter(
+                brand_id=self.connection.brand_id, order_id=order_id, is_test=order.is_test
+            ).exists():
+                done.errors.append(f"Order {order_id} was not recorded ({result.outcome}): {result.text}")
+                return self._count(done, "skipped")
+            if order.cancelled:
+                self._follow(document, order_id, Action.CANCEL, at=at)
+            return self._count(done, "recovered")
+        if not stored["via_platform"]:
+            # The order confirmation brought it and the webhook never did: the platform's order joins it.
+            placed = self.shape.as_placed(document) if order.cancelled else document
+            self._send(placed, order_id, Action.RECORD, "join", at=at)
+            if order.cancelled and stored["commission__state"] not in (None, CANCELLED):
+                self._follow(document, order_id, Action.CANCEL, at=at)
+            return self._count(done, "followed")
+        state = stored["commission__state"]
+        if state is None or state == CANCELLED:
+            return self._count(done, "unchanged")
+        if order.cancelled:
+            self._follow(document, order_id, Action.CANCEL, at=at)
+            return self._count(done, "followed")
+        if self._amount_differs(order, stored) and not _older(order, stored):
+            self._follow(document, order_id, Action.FOLLOW, at=at)
+            return self._count(done, "followed")
+        return self._count(done, "unchanged")
+
+    def _follow(self, document, order_id: str, action: Action, *, at) -> None:
+        result = self._send(document, order_id, action, "cancel" if action == Action.CANCEL else "follow", at=at)
+        if result.outcome in FAULTS:
+            raise SyncFault(f"order {order_id}: {result.text}")
+
+    def _send(self, document: dict, order_id: str, action: Action, what: str, *, at):
+        read = self.platform.read(topic=self.platform.new_order_topic, document=document, connection=self.connection)
+        notice = OrderNotice(
+            endpoint=self.platform.name,
+            platform=self.platform.title,
+            connection_id=self.connection.pk,
+            brand_id=self.connection.brand_id,
+            host=self.connection.property.host,
+            delivery_id=f"sync:{self.run.pk}:{what}:{order_id}",
+            topic=f"sync:{what}",
+            action=action,
+            order=read.order,
+            synced=self.synced if what == "record" else "",
+        )
+        receipt = Receipt(
+            endpoint=self.endpoint,
+            received_at=at,
+            request_id=f"sync-{self.run.pk}",
+            body=keep_platform_body(self.platform.kept(document)),
+            body_parsed=True,
+        )
+        return receive(notice, received_at=at, receipt=receipt)
+
+    def _outcomes(self, recovered: list) -> list:
+        ids = {order_id for _, order_id in recovered}
+        outcomes = dict(
+            Order.objects.filter(brand_id=self.connection.brand_id, order_id__in=ids).values_list(
+                "order_id", "outcome"
+            )
+        )
+        return [outcomes.get(order_id, "") for _, order_id in recovered]
+
+    def day_of(self, moment: datetime) -> date:
+        return moment.astimezone(self.zone).date()
+
+    @staticmethod
+    def _count(done: PageDone, what: str) -> str:
+        done.counts[what] += 1
+        return what
+
+    @staticmethod
+    def _amount_differs(order: PlatformOrder, stored: dict) -> bool:
+        try:
+            amount, currency = parse_amount(order.amount, allow_zero=True), parse_currency(order.currency)
+        except FieldError:
+            return False
+        return amount != stored["commission__order_amount"] or currency != stored["commission__currency"]
+
+
+def _older(order: PlatformOrder, stored: dict) -> bool:
+    """The platform's version is older than the one applied (a webhook brought a newer one meanwhile)."""
+    return bool(
+        order.changed_at and stored["platform_changed_at"] and order.changed_at < stored["platform_changed_at"]
+    )
+
+
+def _zone(connection: PlatformConnection) -> ZoneInfo:
+    name = getattr(connection, "shop_timezone", "") or "UTC"
+    try:
+        return ZoneInfo(name)
+    except (ValueError, KeyError, OSError):
+        return ZoneInfo("UTC")
