@@ -228,6 +228,20 @@ PLATFORM_SECRET_KEYS = env.list("PLATFORM_SECRET_KEYS", default=[])
 # After a connection's secret is replaced, the previous one still verifies this long: Shopify may go on
 # signing with the old secret for up to an hour after a rotation.
 PLATFORM_PREVIOUS_SECRET_SECONDS = env.int("PLATFORM_PREVIOUS_SECRET_SECONDS", default=3600)
+# Reading a shop through its platform's API (docs/operations.md, "Connecting shops"). The Shopify app's
+# credentials (its OAuth client id and secret; the secret also signs the webhooks the app subscribes) and the
+# scopes it asks for: read_orders reads 60 days back, add read_all_orders for older windows.
+SHOPIFY_CLIENT_ID = env("SHOPIFY_CLIENT_ID", default="")
+SHOPIFY_CLIENT_SECRET = env("SHOPIFY_CLIENT_SECRET", default="")
+SHOPIFY_SCOPES = env("SHOPIFY_SCOPES", default="read_orders")
+# The origin of every call to a shop, {shop} its myshopify.com domain; tests, the demo and staging point it at
+# the platforms' stand-in (attribution/platforms/standin/), e.g. http://127.0.0.1:9100/{shop}.
+SHOPIFY_API_ORIGIN = env("SHOPIFY_API_ORIGIN", default="https://{shop}")
+# The hosts a platform API may be called at over plain http (loopback for the demo's stand-in); none by
+# default: a credential is sent over https only.
+PLATFORM_PLAIN_HTTP_HOSTS = env.list("PLATFORM_PLAIN_HTTP_HOSTS", default=[])
+# The name WooCommerce shows the site's administrator when it asks to hand the keys over.
+WOOCOMMERCE_APP_NAME = env("WOOCOMMERCE_APP_NAME", default="Creator attribution")
 
 # Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
 # X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.

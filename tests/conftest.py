@@ -10,6 +10,7 @@ from attribution.review.config import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from health.pages import concurrent_reads
 from tests import factories
+from tests.platform_standin import standin  # noqa: F401  (the platforms' stand-in, for every test folder)
 
 # Browser tests run Debian's chromium (.ci/run installs it); Playwright's own browser download is not used.
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

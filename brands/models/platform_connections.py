@@ -28,6 +28,12 @@ class PlatformConnection(models.Model):
         SUBTOTAL = "subtotal", "After discounts, without shipping and taxes"
         TOTAL = "total", "The full total, shipping and taxes included"
 
+    class ConnectedVia(models.TextChoices):
+        TYPED = "typed", "Typed in (its ownership proved by an account manager's approval)"
+        OAUTH = "oauth", "Shopify app OAuth"
+        KEY_HANDOVER = "key_handover", "WooCommerce key handover"
+        ADMIN_TOKEN = "admin_token", "Admin API token pasted by an account manager"
+
     class OrderId(models.TextChoices):
         ID = "id", "The platform's order id (Shopify 450789469, WooCommerce 727)"
         NAME = "name", "The order's name or number (Shopify #1001, WooCommerce's order number)"
@@ -77,6 +83,37 @@ class PlatformConnection(models.Model):
     # anyone may type any shop's domain there, so until approved it receives nothing and claims nothing.
     # Connections made in the admin are approved as they are made.
     approved_at = models.DateTimeField(null=True, blank=True, default=timezone.now, editable=False)
+
+    # How the shop was connected, and the platform API's credential that reads its orders (the sync) and manages
+    # its webhooks (docs/integration.md, "Connecting a shop"). Connections by OAuth, key handover or a pasted
+    # token proved the shop's ownership with that credential; a typed-in one waits for an account manager.
+    connected_via = models.CharField(
+        max_length=16, choices=ConnectedVia.choices, default=ConnectedVia.TYPED, editable=False
+    )
+    # Sealed like `secret` (brands.sealing). Shopify: the Admin API access token; WooCommerce: the JSON
+    # {"consumer_key": ..., "consumer_secret": ...}. Never shown back, never logged.
+    credential = models.TextField(blank=True, default="", editable=False)
+    api_scopes = models.CharField(
+        "granted scopes",
+        max_length=255,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The scopes the credential holds, comma-separated (read_orders; WooCommerce: read or read_write).",
+    )
+    platform_shop_id = models.CharField(max_length=100, blank=True, default="", editable=False)
+    shop_currency = models.CharField(max_length=3, blank=True, default="", editable=False)
+    shop_timezone = models.CharField(max_length=64, blank=True, default="", editable=False)
+    site_url = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="WooCommerce: the site's origin (https://shop.example), which its API is called at.",
+    )
+    # Uninstalled, or the credential was refused: a disconnected connection is not synced until reconnected.
+    disconnected_at = models.DateTimeField(null=True, blank=True, editable=False)
+    disconnect_reason = models.TextField(blank=True, default="", editable=False)
 
     class Meta:
         verbose_name = "platform connection"
@@ -156,11 +193,35 @@ class PlatformConnection(models.Model):
             self.secret_replaced_at = at or timezone.now()
         self.secret = sealing.seal(plain)
 
+    def set_credential(self, plain: str) -> None:
+        """Keep the platform API's credential, sealed; an empty one forgets it."""
+        self.credential = sealing.seal(plain) if plain else ""
+
+    def credential_plain(self) -> str:
+        """The credential in clear ("" when none): only for a call to the platform, never to show or log."""
+        return sealing.unseal(self.credential) if self.credential else ""
+
+    def has_credential(self) -> bool:
+        return bool(self.credential)
+
+    def can_sync(self) -> bool:
+        """Whether the service may read this shop's orders through its API now."""
+        return (
+            self.is_enabled
+            and self.approved_at is not None
+            and self.has_credential()
+            and self.disconnected_at is None
+        )
+
     def signing_secrets(self, *, now) -> Iterator[str]:
         """The secrets a delivery may be signed with at `now`, each decrypted only when asked for: the current
-        one, then the one it replaced within PLATFORM_PREVIOUS_SECRET_SECONDS."""
+        one (the app's client secret for a connection made by OAuth), then the one it replaced within
+        PLATFORM_PREVIOUS_SECRET_SECONDS."""
         if self.secret:
             yield sealing.unseal(self.secret)
+        if self.connected_via == self.ConnectedVia.OAUTH and settings.SHOPIFY_CLIENT_SECRET:
+            # The subscriptions an app makes (webhookSubscriptionCreate) are signed with the app's client secret.
+            yield settings.SHOPIFY_CLIENT_SECRET
         if self.previous_secret and self.previous_is_fresh(now=now):
             yield sealing.unseal(self.previous_secret)
 

@@ -1,0 +1,24 @@
+"""The stand-in's world for the demo (`make run`): the demo brands' shops (attribution/management/demo), so a
+newcomer can "Connect with Shopify" Acme Demo's shop, or "Connect with WooCommerce" Globex Demo's site, offline."""
+
+from .world import World
+
+# Acme Demo (brand main) connects its Shopify shop by OAuth on the setup page.
+MAIN_SHOP = "acme-demo.myshopify.com"
+# Initech Demo (brand handoff) has a typed-in connection with a signing secret (attribution.management.demo).
+HANDOFF_SHOP = "initech-demo.myshopify.com"
+# Globex Demo (brand other) connects its WooCommerce site by key handover: {origin}/woo/globex-demo.
+OTHER_SITE = "globex-demo"
+
+
+def demo_world(*, origin: str, shopify_client_id: str, shopify_client_secret: str) -> World:
+    world = World(
+        origin=origin,
+        shopify_client_id=shopify_client_id,
+        shopify_client_secret=shopify_client_secret,
+        plain_callbacks=True,  # the demo's service listens on plain http
+    )
+    world.add_shop(MAIN_SHOP, id=60001, name="Acme Demo", currency="USD", timezone="America/New_York")
+    world.add_shop(HANDOFF_SHOP, id=60002, name="Initech Demo", currency="USD", timezone="America/Chicago")
+    world.add_site(OTHER_SITE, name="Globex Demo", timezone="Europe/Berlin", gmt_offset=1)
+    return world
