@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from django.core.management import call_command
-from django_q.tasks import async_task
 from django.utils import timezone
+from django_q.tasks import async_task
 
 from attribution.api.throttles import prune_counters
 from attribution.billing.writers import lock_due_commissions

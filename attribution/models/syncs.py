@@ -92,7 +92,9 @@ class RecoveredOrder(models.Model):
     """An order a sync recorded because no live path had: the list of what was missing."""
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
-    connection = models.ForeignKey(PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False)
+    connection = models.ForeignKey(
+        PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     run = models.ForeignKey(SyncRun, on_delete=models.CASCADE, related_name="recovered_orders")
     order_id = models.CharField(max_length=255)
     is_test = models.BooleanField(default=False)
@@ -122,7 +124,9 @@ class DailyCapture(models.Model):
     each sync for the days its orders fall on (attribution.platforms.sync.capture)."""
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
-    connection = models.ForeignKey(PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False)
+    connection = models.ForeignKey(
+        PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     day = models.DateField()
     orders = models.PositiveIntegerField(default=0)
     by_webhook = models.PositiveIntegerField(default=0)  # the platform's webhook (with or without the page's)

@@ -166,7 +166,9 @@ def silence_cleared(incident: Incident, facts: BrandFacts) -> bool:
 # The subject of the silence incident of a platform's webhook that stopped while order confirmations are
 # still handed off to it (the brand's own silence incident has none).
 HANDOFF_SUBJECT = "handoff"
-HANDOFF = str(Outcome.SHOPIFY_HANDOFF)  # the order confirmation's answer when the platform's webhook records the order
+HANDOFF = str(
+    Outcome.SHOPIFY_HANDOFF
+)  # the order confirmation's answer when the platform's webhook records the order
 
 
 def _last_webhook_order(facts: BrandFacts) -> tuple[datetime | None, str]:

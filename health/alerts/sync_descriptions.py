@@ -48,7 +48,11 @@ def describe(incident: Incident) -> Description:
     if incident.rule == Rule.WEBHOOK_REMOVED:
         missing = ", ".join(c.get("missing", [])) or "some topics"
         recreated = ", ".join(c.get("recreated", []))
-        since = f"after {c['last_seen'][:16].replace('T', ' ')} UTC" if c.get("last_seen") else "before the first check"
+        since = (
+            f"after {c['last_seen'][:16].replace('T', ' ')} UTC"
+            if c.get("last_seen")
+            else "before the first check"
+        )
         done = f"The sync re-created {recreated}." if recreated else "The sync could not re-create them."
         return Description(
             f"Webhook subscription removed: {shop}",

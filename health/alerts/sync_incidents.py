@@ -68,7 +68,9 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
     elif run.status == SyncRun.Status.DONE:
         cleared.add(Rule.SYNC_STOPPED)
     if run.served_version and run.served_version != API_VERSION:
-        found.append(Finding(Rule.API_VERSION, subject, {**base, "served": run.served_version, "pinned": API_VERSION}))
+        found.append(
+            Finding(Rule.API_VERSION, subject, {**base, "served": run.served_version, "pinned": API_VERSION})
+        )
     elif run.status == SyncRun.Status.DONE and connection.platform == "shopify":
         cleared.add(Rule.API_VERSION)
     hooks = run.webhooks or {}
@@ -83,7 +85,12 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
     recovered_days = _recovered_days(run)
     for day, recovered in recovered_days.items():
         capture = DailyCapture.objects.filter(connection=connection, day=day).first()
-        counts = {**base, "day": day.isoformat(), "recovered": recovered, "orders": capture.orders if capture else recovered}
+        counts = {
+            **base,
+            "day": day.isoformat(),
+            "recovered": recovered,
+            "orders": capture.orders if capture else recovered,
+        }
         found.append(Finding(Rule.SYNC_RECOVERED, f"{connection.pk}:{day.isoformat()}"[:32], counts))
     if run.status == SyncRun.Status.DONE and not recovered_days:
         cleared.add(Rule.SYNC_RECOVERED)
@@ -111,7 +118,10 @@ def _open(brand_id: int, connection_id: int) -> list[Incident]:
 
 def _recovered_days(run: SyncRun) -> dict:
     rows = (
-        RecoveredOrder.objects.filter(run=run, is_test=False).values("day").annotate(n=Count("id")).order_by("day")
+        RecoveredOrder.objects.filter(run=run, is_test=False)
+        .values("day")
+        .annotate(n=Count("id"))
+        .order_by("day")
     )
     return {row["day"]: row["n"] for row in rows}
 
@@ -126,7 +136,11 @@ def describe_synced(synced: Synced) -> str:
         return f"Not synced: {synced.not_synced}."
     if synced.run is None:
         busy = synced.busy
-        return f"Not synced: sync {busy.pk} of this shop is running." if busy else "Not synced: a sync is running."
+        return (
+            f"Not synced: sync {busy.pk} of this shop is running."
+            if busy
+            else "Not synced: a sync is running."
+        )
     run = SyncRun.objects.get(pk=synced.run.pk)
     text = (
         f"Sync {run.pk} of connection {run.connection_id} ({run.get_status_display().lower()}"
@@ -136,7 +150,11 @@ def describe_synced(synced: Synced) -> str:
         f"{run.skipped} skipped."
     )
     hooks = run.webhooks or {}
-    for key, words in (("recreated", "re-created"), ("reenabled", "re-enabled"), ("left_disabled", "left disabled")):
+    for key, words in (
+        ("recreated", "re-created"),
+        ("reenabled", "re-enabled"),
+        ("left_disabled", "left disabled"),
+    ):
         if hooks.get(key):
             text += f" Webhooks {words}: {', '.join(hooks[key])}."
     for error in run.errors[-3:]:

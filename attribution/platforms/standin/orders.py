@@ -36,7 +36,11 @@ def shopify_orders(world, shop, variables: dict, query_text: str) -> dict:
     """The GraphQL answer (`data`, `extensions`) of an orders query on `shop`."""
     first = variables.get("first")
     if not isinstance(first, int) or not 0 < first <= MAX_FIRST:
-        return {"errors": [{"message": f"first must be between 1 and {MAX_FIRST}", "extensions": {"code": "BAD_REQUEST"}}]}
+        return {
+            "errors": [
+                {"message": f"first must be between 1 and {MAX_FIRST}", "extensions": {"code": "BAD_REQUEST"}}
+            ]
+        }
     requested = requested_cost(query_text, first)
     if requested > MAX_QUERY_COST:
         return {
@@ -86,7 +90,10 @@ def woocommerce_orders(world, site, params: dict) -> tuple[object, dict]:
     page = max(_int(params.get("page"), 1), 1)
     gmt = str(params.get("dates_are_gmt", "")).lower() in ("1", "true")
     offset = timedelta(hours=0 if gmt else site.gmt_offset)
-    after, before = _moment(params.get("modified_after"), offset), _moment(params.get("modified_before"), offset)
+    after, before = (
+        _moment(params.get("modified_after"), offset),
+        _moment(params.get("modified_before"), offset),
+    )
     with world.lock:
         chosen = [
             order

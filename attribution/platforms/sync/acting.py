@@ -169,12 +169,16 @@ class PageActor:
         return self._count(done, "unchanged")
 
     def _follow(self, document, order_id: str, action: Action, *, at) -> None:
-        result = self._send(document, order_id, action, "cancel" if action == Action.CANCEL else "follow", at=at)
+        result = self._send(
+            document, order_id, action, "cancel" if action == Action.CANCEL else "follow", at=at
+        )
         if result.outcome in FAULTS:
             raise SyncFault(f"order {order_id}: {result.text}")
 
     def _send(self, document: dict, order_id: str, action: Action, what: str, *, at):
-        read = self.platform.read(topic=self.platform.new_order_topic, document=document, connection=self.connection)
+        read = self.platform.read(
+            topic=self.platform.new_order_topic, document=document, connection=self.connection
+        )
         notice = OrderNotice(
             endpoint=self.platform.name,
             platform=self.platform.title,
@@ -225,7 +229,9 @@ class PageActor:
 def _older(order: PlatformOrder, stored: dict) -> bool:
     """The platform's version is older than the one applied (a webhook brought a newer one meanwhile)."""
     return bool(
-        order.changed_at and stored["platform_changed_at"] and order.changed_at < stored["platform_changed_at"]
+        order.changed_at
+        and stored["platform_changed_at"]
+        and order.changed_at < stored["platform_changed_at"]
     )
 
 

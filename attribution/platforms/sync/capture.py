@@ -13,7 +13,9 @@ from attribution.models import DailyCapture, Order, RecoveredOrder
 from brands.models import PlatformConnection
 
 
-def measure(connection: PlatformConnection, days: set, *, zone: ZoneInfo, now: datetime) -> list[DailyCapture]:
+def measure(
+    connection: PlatformConnection, days: set, *, zone: ZoneInfo, now: datetime
+) -> list[DailyCapture]:
     """Rewrite the capture of `days` for `connection`; returns the rows, oldest day first."""
     if not days:
         return []

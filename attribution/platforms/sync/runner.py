@@ -75,7 +75,9 @@ def sync_connection(
             days |= done.days
             for text in done.errors:
                 runs.note(run, kind="order", text=text, now=clock())
-            runs.checkpoint(run, cursor=page.cursor if page.more else run.cursor, counts=done.counts, now=clock())
+            runs.checkpoint(
+                run, cursor=page.cursor if page.more else run.cursor, counts=done.counts, now=clock()
+            )
             if not page.more:
                 break
             if time.monotonic() - began >= budget:
@@ -102,7 +104,9 @@ def sync_connection(
         _stop(run, kind="service", text=f"A fault on our side stopped the sync: {exc}", now=clock())
         return synced
     runs.finish(run, status=SyncRun.Status.DONE, now=clock())
-    synced.captures = capture.measure(connection, days | _window_days(run, actor), zone=actor.zone, now=clock())
+    synced.captures = capture.measure(
+        connection, days | _window_days(run, actor), zone=actor.zone, now=clock()
+    )
     return synced
 
 

@@ -96,9 +96,9 @@ def _take_over(connection: PlatformConnection, *, now: datetime, runner: str) ->
     ).values_list("pk", flat=True)
     for pk in stale:
         # Only one of two runners taking it over at once matches the old lease.
-        taken = SyncRun.objects.filter(
-            pk=pk, status=SyncRun.Status.RUNNING, lease_until__lt=now
-        ).update(lease_until=now + LEASE, runner=runner)
+        taken = SyncRun.objects.filter(pk=pk, status=SyncRun.Status.RUNNING, lease_until__lt=now).update(
+            lease_until=now + LEASE, runner=runner
+        )
         if taken:
             return SyncRun.objects.get(pk=pk)
     return None

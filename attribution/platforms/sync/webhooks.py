@@ -105,7 +105,9 @@ def _last_reenabled(connection: PlatformConnection) -> list:
     """The webhook ids the service re-enabled before: one found disabled again stays so."""
     ids = []
     recent = SyncRun.objects.filter(
-        connection=connection, started_at__gte=timezone.now() - REENABLED_MEMORY, webhooks__has_key="reenabled_ids"
+        connection=connection,
+        started_at__gte=timezone.now() - REENABLED_MEMORY,
+        webhooks__has_key="reenabled_ids",
     )
     for found in recent.values_list("webhooks", flat=True):
         ids.extend(found.get("reenabled_ids", []))

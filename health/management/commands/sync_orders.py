@@ -21,7 +21,9 @@ class Command(BaseCommand):
         which = parser.add_mutually_exclusive_group()
         which.add_argument("--connection", type=int, help="the connection's id")
         which.add_argument("--brand", type=int, help="the brand's id: each of its connections")
-        parser.add_argument("--since", type=iso_datetime, help="the window's start, ISO 8601 (UTC unless an offset)")
+        parser.add_argument(
+            "--since", type=iso_datetime, help="the window's start, ISO 8601 (UTC unless an offset)"
+        )
         parser.add_argument("--until", type=iso_datetime, help="the window's end, ISO 8601 (default: now)")
 
     def handle(self, *args, connection=None, brand=None, since=None, until=None, **options):

@@ -88,7 +88,13 @@ def woo_site(standin, clock, prop):
     for topic in WOOCOMMERCE_TOPICS:
         webhook_id = standin.next_id()
         site.webhooks.append(
-            {"id": webhook_id, "name": topic, "status": "active", "topic": topic, "delivery_url": receiver_url("woocommerce")}
+            {
+                "id": webhook_id,
+                "name": topic,
+                "status": "active",
+                "topic": topic,
+                "delivery_url": receiver_url("woocommerce"),
+            }
         )
         site.webhook_secrets[webhook_id] = WOO_SECRET
     connection = PlatformConnection(

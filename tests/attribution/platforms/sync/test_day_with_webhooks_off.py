@@ -38,22 +38,40 @@ def test_a_shopify_day_with_webhooks_off_is_recorded_once_with_its_commissions(
         shopify_order(3, placed_at=at(day, 3), subtotal="100.00", code="ANA10"),
         shopify_order(4, placed_at=at(day, 4), subtotal="80.00", click_id=click.click_id),
         shopify_order(5, placed_at=at(day, 5), subtotal="30.00"),
-        shopify_order(6, placed_at=at(day, 6), subtotal="120.00", code="ANA10", refunded="40.00", updated_at=at(day, 9)),
-        shopify_order(7, placed_at=at(day, 7), subtotal="60.00", code="ANA10", cancelled=True, updated_at=at(day, 8)),
-        shopify_order(8, placed_at=at(day, 8), subtotal="70.00", click_id=late_click.click_id, refunded="70.00", updated_at=at(day, 12)),
+        shopify_order(
+            6, placed_at=at(day, 6), subtotal="120.00", code="ANA10", refunded="40.00", updated_at=at(day, 9)
+        ),
+        shopify_order(
+            7, placed_at=at(day, 7), subtotal="60.00", code="ANA10", cancelled=True, updated_at=at(day, 8)
+        ),
+        shopify_order(
+            8,
+            placed_at=at(day, 8),
+            subtotal="70.00",
+            click_id=late_click.click_id,
+            refunded="70.00",
+            updated_at=at(day, 12),
+        ),
         shopify_order(9, placed_at=at(day, 9), subtotal="25.00", code="ANA10", test=True),
     ]
     # Orders 1 and 2 came by webhook before the webhooks were switched off; order 2's refund did not.
     for node in orders[:2]:
         assert deliver_shopify(client, node).json()["outcome"] == "tracked"
-    orders[1] = shopify_order(2, placed_at=at(day, 2), subtotal="50.00", code="ANA10", refunded="20.00", updated_at=at(day, 10))
+    orders[1] = shopify_order(
+        2, placed_at=at(day, 2), subtotal="50.00", code="ANA10", refunded="20.00", updated_at=at(day, 10)
+    )
     shopify_shop.orders.extend(orders)
 
     sync_connection(shopify_shop.connection.pk, trigger=SyncRun.Trigger.COMMAND, sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert (run.status, run.orders_read, run.recovered, run.followed, run.unchanged, run.skipped) == (
-        "done", 9, 7, 1, 1, 0
+        "done",
+        9,
+        7,
+        1,
+        1,
+        0,
     )
     assert Order.objects.count() == 9
     assert _commissions() == {
@@ -68,7 +86,10 @@ def test_a_shopify_day_with_webhooks_off_is_recorded_once_with_its_commissions(
     }
     assert Order.objects.get(order_id="450789005").outcome == "no_attribution"
     recovered = Order.objects.get(order_id="450789003")
-    assert recovered.trace[0]["signal"] == "sync" and "no webhook had delivered it" in recovered.trace[0]["detail"]
+    assert (
+        recovered.trace[0]["signal"] == "sync"
+        and "no webhook had delivered it" in recovered.trace[0]["detail"]
+    )
     assert sorted(RecoveredOrder.objects.values_list("order_id", flat=True)) == [
         f"45078900{n}" for n in range(3, 10)
     ]
@@ -111,19 +132,36 @@ def test_a_woocommerce_day_with_webhooks_off_is_recorded_once_with_its_commissio
         woo_order(2, placed_at=at(day, 2), total="50.00", code="ANA10"),
         woo_order(3, placed_at=at(day, 3), total="90.00", code="ANA10", status="completed"),
         woo_order(4, placed_at=at(day, 4), total="40.00", code="ANA10", status="pending"),  # never paid
-        woo_order(5, placed_at=at(day, 5), total="60.00", code="ANA10", status="cancelled", modified_at=at(day, 6)),
-        woo_order(6, placed_at=at(day, 6), total="80.00", code="ANA10", refunded="30.00", modified_at=at(day, 7)),
+        woo_order(
+            5, placed_at=at(day, 5), total="60.00", code="ANA10", status="cancelled", modified_at=at(day, 6)
+        ),
+        woo_order(
+            6, placed_at=at(day, 6), total="80.00", code="ANA10", refunded="30.00", modified_at=at(day, 7)
+        ),
     ]
     assert deliver_woo(client, orders[0]).json()["outcome"] == "tracked"
     assert deliver_woo(client, orders[1]).json()["outcome"] == "tracked"
-    orders[1] = woo_order(2, placed_at=at(day, 2), total="50.00", code="ANA10", status="refunded", refunded="50.00", modified_at=at(day, 9))
+    orders[1] = woo_order(
+        2,
+        placed_at=at(day, 2),
+        total="50.00",
+        code="ANA10",
+        status="refunded",
+        refunded="50.00",
+        modified_at=at(day, 9),
+    )
     woo_site.orders.extend(orders)
 
     sync_connection(woo_site.connection.pk, trigger=SyncRun.Trigger.COMMAND, sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert (run.status, run.orders_read, run.recovered, run.followed, run.unchanged, run.skipped) == (
-        "done", 6, 3, 1, 1, 1
+        "done",
+        6,
+        3,
+        1,
+        1,
+        1,
     )
     assert _commissions() == {
         "701": (Decimal("10.00"), "pending", False),
@@ -136,8 +174,18 @@ def test_a_woocommerce_day_with_webhooks_off_is_recorded_once_with_its_commissio
 
     rows_before = OutcomeEvent.objects.count()
     sync_connection(
-        woo_site.connection.pk, trigger=SyncRun.Trigger.MANUAL, since=run.window_start, until=run.window_end, sleep=clock.sleep
+        woo_site.connection.pk,
+        trigger=SyncRun.Trigger.MANUAL,
+        since=run.window_start,
+        until=run.window_end,
+        sleep=clock.sleep,
     )
     again = SyncRun.objects.latest("pk")
-    assert (again.orders_read, again.recovered, again.followed, again.unchanged, again.skipped) == (6, 0, 0, 5, 1)
+    assert (again.orders_read, again.recovered, again.followed, again.unchanged, again.skipped) == (
+        6,
+        0,
+        0,
+        5,
+        1,
+    )
     assert OutcomeEvent.objects.count() == rows_before
