@@ -60,11 +60,7 @@ PHASES = [
     ("orders", "    confirm_order", "attribution.api.views:confirm_order"),
     ("orders", "      judge", "attribution.orders.confirmation:_judge"),
     ("orders", "        brand resolution", "attribution.orders.hosts:resolve_event"),
-    (
-        "orders",
-        "        asks_for_test",
-        "attribution.orders.confirmation:OrderConfirmationSerializer.asks_for_test",
-    ),
+    ("orders", "        asks_for_test", "attribution.orders.confirmation:OrderConfirmationSerializer.asks_for_test"),
     ("orders", "        field rules", "attribution.orders.confirmation:parse_confirmation"),
     ("orders", "        decision (click, code lookups)", "attribution.orders.confirmation:decide"),
     ("orders", "        rows", "attribution.orders.confirmation:rows_to_store"),
