@@ -42,15 +42,21 @@ class Started:
 
 
 def next_window_start(connection: PlatformConnection, *, until: datetime) -> datetime:
-    """The last following-on run's start (its window's end) less the overlap; FIRST_WINDOW back for the first."""
+    """The last finished following-on run's start (its window's end) less the overlap; before any finished, the
+    first window tried (a first run that failed is read again whole); FIRST_WINDOW back for the very first."""
     # sync_run_connection_time_idx: the connection's runs, newest first.
+    runs = SyncRun.objects.filter(connection=connection, follows_on=True)
     last = (
-        SyncRun.objects.filter(connection=connection, follows_on=True, status=SyncRun.Status.DONE)
+        runs.filter(status=SyncRun.Status.DONE)
         .order_by("-started_at")
         .values_list("window_end", flat=True)
         .first()
     )
-    start = (last - OVERLAP) if last is not None else (until - FIRST_WINDOW)
+    if last is not None:
+        start = last - OVERLAP
+    else:
+        tried = runs.order_by("started_at").values_list("window_start", flat=True).first()
+        start = tried if tried is not None else until - FIRST_WINDOW
     return min(start, until - timedelta(minutes=1))
 
 

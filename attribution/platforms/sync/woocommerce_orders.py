@@ -24,13 +24,13 @@ def _stamp(moment: datetime) -> str:
 class WooCommerceOrders:
     """The pages of a window's orders, through `rest` (a WooCommerceREST)."""
 
-    def __init__(self, rest, *, start: datetime, end: datetime, page_size: int = PAGE_SIZE):
-        self.rest, self.page_size = rest, page_size
+    def __init__(self, rest, *, start: datetime, end: datetime):
+        self.rest, self.page_size = rest, PAGE_SIZE
         self.params = {
             "modified_after": _stamp(start),
             "modified_before": _stamp(end),
             "dates_are_gmt": "true",
-            "per_page": str(page_size),
+            "per_page": str(self.page_size),
             "orderby": "modified",
             "order": "asc",
         }
