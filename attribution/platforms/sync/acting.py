@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from attribution.models import Order, RecoveredOrder, SyncRun
+from attribution.models import Order, PlatformDelivery, RecoveredOrder, SyncRun
 from attribution.outcomes.endpoints import SYNC_ENDPOINT
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
 from brands.models import PlatformConnection
@@ -85,33 +85,49 @@ class PageActor:
                 continue
             read.append((document, order, order_id))
         held = self._held({order_id for _, _, order_id in read})
-        recovered = []
         for document, order, order_id in read:
             stored = held.get((order_id, order.is_test))
             step = self._act(document, order, order_id, stored, at=at, done=done)
-            if step == "recovered":
-                recovered.append((order, order_id))
             if not order.is_test and order.placed_at and (stored or step == "recovered"):
                 done.days.add(self.day_of(order.placed_at))
-        if recovered:
-            RecoveredOrder.objects.bulk_create(
-                [
-                    RecoveredOrder(
-                        brand_id=self.connection.brand_id,
-                        connection_id=self.connection.pk,
-                        run_id=self.run.pk,
-                        order_id=order_id,
-                        is_test=order.is_test,
-                        day=self.day_of(order.placed_at or at),
-                        placed_at=order.placed_at,
-                        outcome=outcome,
-                        recovered_at=at,
-                    )
-                    for (order, order_id), outcome in zip(recovered, self._outcomes(recovered), strict=True)
-                ],
-                ignore_conflicts=True,  # recovered_order_once: a run resumed over a page it had done
-            )
+        self._list_recovered(read, at=at)
         return done
+
+    def _list_recovered(self, read: list, *, at: datetime) -> None:
+        """The page's orders this run recorded, as its recovered orders: found by the delivery id each record
+        took with its order (atomically), so an order recorded just before a crash is listed when the run,
+        taken over, reads its page again."""
+        by_delivery = {
+            f"sync:{self.run.pk}:record:{order_id}": (order, order_id) for _, order, order_id in read
+        }
+        # platform_delivery_once (brand, connection, delivery id): the run's records among the page's.
+        taken = PlatformDelivery.objects.filter(
+            brand_id=self.connection.brand_id,
+            connection_id=self.connection.pk,
+            delivery_id__in=list(by_delivery),
+            verified=True,
+        ).values_list("delivery_id", flat=True)
+        recovered = [by_delivery[delivery] for delivery in taken]
+        if not recovered:
+            return
+        outcomes = self._outcomes(recovered)
+        RecoveredOrder.objects.bulk_create(
+            [
+                RecoveredOrder(
+                    brand_id=self.connection.brand_id,
+                    connection_id=self.connection.pk,
+                    run_id=self.run.pk,
+                    order_id=order_id,
+                    is_test=order.is_test,
+                    day=self.day_of(order.placed_at or at),
+                    placed_at=order.placed_at,
+                    outcome=outcomes.get((order_id, order.is_test), ""),
+                    recovered_at=at,
+                )
+                for order, order_id in recovered
+            ],
+            ignore_conflicts=True,  # recovered_order_once: a page read again after a take-over
+        )
 
     def _read(self, document) -> PlatformOrder | None:
         if not isinstance(document, dict):
@@ -200,14 +216,10 @@ class PageActor:
         )
         return receive(notice, received_at=at, receipt=receipt)
 
-    def _outcomes(self, recovered: list) -> list:
+    def _outcomes(self, recovered: list) -> dict:
         ids = {order_id for _, order_id in recovered}
-        outcomes = dict(
-            Order.objects.filter(brand_id=self.connection.brand_id, order_id__in=ids).values_list(
-                "order_id", "outcome"
-            )
-        )
-        return [outcomes.get(order_id, "") for _, order_id in recovered]
+        rows = Order.objects.filter(brand_id=self.connection.brand_id, order_id__in=ids)
+        return {(row[0], row[1]): row[2] for row in rows.values_list("order_id", "is_test", "outcome")}
 
     def day_of(self, moment: datetime) -> date:
         return moment.astimezone(self.zone).date()
