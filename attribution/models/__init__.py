@@ -12,7 +12,7 @@ from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
 from .review import CommissionHold, ReviewFlag, ReviewSettings, Rule
 from .statements import Adjustment, Statement
-from .syncs import DailyCapture, RecoveredOrder, SyncRun
+from .syncs import DailyCapture, SyncedOrder, SyncRun
 
 __all__ = [
     "LINK_CODE_ALPHABET",
@@ -33,12 +33,12 @@ __all__ = [
     "ReviewSettings",
     "Rule",
     "Reconciliation",
-    "RecoveredOrder",
     "DeadLetter",
     "SpoolBacklog",
     "SpoolReplay",
     "Statement",
     "SyncRun",
+    "SyncedOrder",
     "new_click_id",
     "new_link_code",
 ]

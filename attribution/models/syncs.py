@@ -1,6 +1,6 @@
 """The nightly sync of a shop's orders through its platform's API (attribution.platforms.sync): each run with
-its window, resume point and figures; the orders a run recovered (no webhook had delivered them); and each
-connection's daily capture (of the shop's orders of a day, how many arrived live, by which path, and how
+its window, resume point and figures; the orders the runs read, each with the path it had come by (or that
+the sync brought it: no webhook had delivered it); and each connection's daily capture (of the shop's orders of a day, how many arrived live, by which path, and how
 many only by the sync)."""
 
 from django.db import models
@@ -88,40 +88,51 @@ class SyncRun(models.Model):
         return f"sync {self.pk} of connection {self.connection_id} ({self.status})"
 
 
-class RecoveredOrder(models.Model):
-    """An order a sync recorded because no live path had: the list of what was missing."""
+class SyncedOrder(models.Model):
+    """An order a sync read, once (the first run that read it): by which path it had come when the sync first
+    saw it, or that the sync brought it (`path` sync: the list of what was missing). The daily capture counts
+    these rows, so an overlap or a second sync never counts an order twice."""
+
+    class Path(models.TextChoices):
+        WEBHOOK = "webhook", "The platform's webhook"
+        CONFIRMATION = "confirmation", "The order confirmation only"
+        SYNC = "sync", "Only the sync"
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     connection = models.ForeignKey(
         PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False
-    )
-    run = models.ForeignKey(SyncRun, on_delete=models.CASCADE, related_name="recovered_orders")
+    )  # synced_order_once and synced_order_day_idx start with brand and connection
+    run = models.ForeignKey(SyncRun, on_delete=models.CASCADE, related_name="synced_orders")
     order_id = models.CharField(max_length=255)
     is_test = models.BooleanField(default=False)
+    path = models.CharField(max_length=12, choices=Path.choices)
     day = models.DateField()  # the day it was placed, in the shop's time zone
     placed_at = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=32)
-    recovered_at = models.DateTimeField(default=timezone.now)
+    outcome = models.CharField(max_length=32, blank=True, default="")  # what the sync's record decided
+    seen_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["brand", "connection", "order_id", "is_test"], name="recovered_order_once"
+                fields=["brand", "connection", "order_id", "is_test"], name="synced_order_once"
+            ),
+            models.CheckConstraint(
+                name="synced_order_path_known", condition=models.Q(path__in=["webhook", "confirmation", "sync"])
             ),
         ]
         indexes = [
-            # The daily capture: the orders of a connection's days that only the sync brought.
-            models.Index(fields=["connection", "day"], name="recovered_order_day_idx"),
+            # The daily capture: a connection's orders of some days, by path.
+            models.Index(fields=["connection", "day", "path"], name="synced_order_day_idx"),
         ]
 
     def __str__(self):
-        return f"{self.order_id} recovered by sync {self.run_id}"
+        return f"{self.order_id} ({self.path}) seen by sync {self.run_id}"
 
 
 class DailyCapture(models.Model):
     """Of a connection's orders of one day (the shop's paid, non-test orders the service holds once the sync
     has read them), how many arrived live, by which path, and how many only by the sync. Rewritten whole by
-    each sync for the days its orders fall on (attribution.platforms.sync.capture)."""
+    each sync for the days of its window and of its orders, from the synced orders (attribution.platforms.sync.capture)."""
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
     connection = models.ForeignKey(

@@ -17,7 +17,7 @@ from datetime import datetime
 from django.db.models import Count
 from django.utils import timezone
 
-from attribution.models import DailyCapture, RecoveredOrder, SyncRun
+from attribution.models import DailyCapture, SyncedOrder, SyncRun
 from attribution.platforms.apis.shopify import API_VERSION
 from attribution.platforms.registry import platform_named
 from attribution.platforms.sync.runner import Synced, sync_connection
@@ -118,7 +118,7 @@ def _open(brand_id: int, connection_id: int) -> list[Incident]:
 
 def _recovered_days(run: SyncRun) -> dict:
     rows = (
-        RecoveredOrder.objects.filter(run=run, is_test=False)
+        SyncedOrder.objects.filter(run=run, is_test=False, path=SyncedOrder.Path.SYNC)
         .values("day")
         .annotate(n=Count("id"))
         .order_by("day")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from attribution.models import Order, PlatformDelivery, RecoveredOrder, SyncRun
+from attribution.models import Order, PlatformDelivery, SyncedOrder, SyncRun
 from attribution.outcomes.endpoints import SYNC_ENDPOINT
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
 from brands.models import PlatformConnection
@@ -85,49 +85,60 @@ class PageActor:
                 continue
             read.append((document, order, order_id))
         held = self._held({order_id for _, _, order_id in read})
+        taken = []
         for document, order, order_id in read:
             stored = held.get((order_id, order.is_test))
             step = self._act(document, order, order_id, stored, at=at, done=done)
-            if not order.is_test and order.placed_at and (stored or step == "recovered"):
-                done.days.add(self.day_of(order.placed_at))
-        self._list_recovered(read, at=at)
+            if step != "skipped":
+                taken.append((order, order_id, stored))
+                if not order.is_test and order.placed_at:
+                    done.days.add(self.day_of(order.placed_at))
+        self._note_paths(taken, at=at)
         return done
 
-    def _list_recovered(self, read: list, *, at: datetime) -> None:
-        """The page's orders this run recorded, as its recovered orders: found by the delivery id each record
-        took with its order (atomically), so an order recorded just before a crash is listed when the run,
-        taken over, reads its page again."""
-        by_delivery = {
-            f"sync:{self.run.pk}:record:{order_id}": (order, order_id) for _, order, order_id in read
+    def _note_paths(self, taken: list, *, at: datetime) -> None:
+        """Each order of the page as the sync first saw it (SyncedOrder): recorded by this run, or come by the
+        webhook or the order confirmation. This run's records are found by the delivery id each took with its
+        order (atomically), so an order recorded just before a crash counts as the sync's when the run, taken
+        over, reads its page again."""
+        records = {f"sync:{self.run.pk}:record:{order_id}": order_id for _, order_id, _ in taken}
+        # platform_delivery_once (brand, connection, delivery id): this run's records among the page's orders.
+        recorded = {
+            records[delivery]
+            for delivery in PlatformDelivery.objects.filter(
+                brand_id=self.connection.brand_id,
+                connection_id=self.connection.pk,
+                delivery_id__in=list(records),
+                verified=True,
+            ).values_list("delivery_id", flat=True)
         }
-        # platform_delivery_once (brand, connection, delivery id): the run's records among the page's.
-        taken = PlatformDelivery.objects.filter(
-            brand_id=self.connection.brand_id,
-            connection_id=self.connection.pk,
-            delivery_id__in=list(by_delivery),
-            verified=True,
-        ).values_list("delivery_id", flat=True)
-        recovered = [by_delivery[delivery] for delivery in taken]
-        if not recovered:
-            return
-        outcomes = self._outcomes(recovered)
-        RecoveredOrder.objects.bulk_create(
-            [
-                RecoveredOrder(
+        outcomes = self._outcomes(recorded)
+        rows = []
+        for order, order_id, stored in taken:
+            if order_id in recorded:
+                path = SyncedOrder.Path.SYNC
+            elif stored is None:
+                continue  # not recorded (its outcome on the sync endpoint says why)
+            else:
+                path = SyncedOrder.Path.WEBHOOK if stored["via_platform"] else SyncedOrder.Path.CONFIRMATION
+            rows.append(
+                SyncedOrder(
                     brand_id=self.connection.brand_id,
                     connection_id=self.connection.pk,
                     run_id=self.run.pk,
                     order_id=order_id,
                     is_test=order.is_test,
+                    path=path,
                     day=self.day_of(order.placed_at or at),
                     placed_at=order.placed_at,
-                    outcome=outcomes.get((order_id, order.is_test), ""),
-                    recovered_at=at,
+                    outcome=outcomes.get((order_id, order.is_test), "")
+                    if path == SyncedOrder.Path.SYNC
+                    else "",
+                    seen_at=at,
                 )
-                for order, order_id in recovered
-            ],
-            ignore_conflicts=True,  # recovered_order_once: a page read again after a take-over
-        )
+            )
+        # synced_order_once: the first run to see an order says how it came; a later read changes nothing.
+        SyncedOrder.objects.bulk_create(rows, ignore_conflicts=True)
 
     def _read(self, document) -> PlatformOrder | None:
         if not isinstance(document, dict):
@@ -216,8 +227,9 @@ class PageActor:
         )
         return receive(notice, received_at=at, receipt=receipt)
 
-    def _outcomes(self, recovered: list) -> dict:
-        ids = {order_id for _, order_id in recovered}
+    def _outcomes(self, ids: set) -> dict:
+        if not ids:
+            return {}
         rows = Order.objects.filter(brand_id=self.connection.brand_id, order_id__in=ids)
         return {(row[0], row[1]): row[2] for row in rows.values_list("order_id", "is_test", "outcome")}
 

@@ -104,9 +104,7 @@ def sync_connection(
         _stop(run, kind="service", text=f"A fault on our side stopped the sync: {exc}", now=clock())
         return synced
     runs.finish(run, status=SyncRun.Status.DONE, now=clock())
-    synced.captures = capture.measure(
-        connection, days | _window_days(run, actor), zone=actor.zone, now=clock()
-    )
+    synced.captures = capture.measure(connection, days | _window_days(run, actor), now=clock())
     return synced
 
 

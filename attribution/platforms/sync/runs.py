@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 
-from attribution.models import RecoveredOrder, SyncRun
+from attribution.models import SyncedOrder, SyncRun
 from brands.models import PlatformConnection
 
 # Each nightly window starts this long before the last one ended (the last run's start), so an order changed
@@ -137,7 +137,7 @@ def note(run: SyncRun, *, kind: str, text: str, now: datetime, **fields) -> None
 def finish(run: SyncRun, *, status: str, now: datetime) -> bool:
     """End a run this runner holds; False when another runner holds it now. Its `recovered` is the orders it
     listed (a run taken over read its crashed page again, where its order recorded counts as held)."""
-    recovered = RecoveredOrder.objects.filter(run_id=run.pk).count()
+    recovered = SyncedOrder.objects.filter(run_id=run.pk, path=SyncedOrder.Path.SYNC).count()
     done = SyncRun.objects.filter(pk=run.pk, status=SyncRun.Status.RUNNING, runner=run.runner).update(
         status=status, finished_at=now, lease_until=None, recovered=recovered
     )

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from attribution.models import Commission, Order, RecoveredOrder, SyncRun
+from attribution.models import Commission, Order, SyncedOrder, SyncRun
 from attribution.platforms.sync.runner import sync_connection
 from health.log.models import OutcomeEvent
 from tests.factories import ClickFactory, DiscountCodeFactory
@@ -90,7 +90,7 @@ def test_a_shopify_day_with_webhooks_off_is_recorded_once_with_its_commissions(
         recovered.trace[0]["signal"] == "sync"
         and "no webhook had delivered it" in recovered.trace[0]["detail"]
     )
-    assert sorted(RecoveredOrder.objects.values_list("order_id", flat=True)) == [
+    assert sorted(SyncedOrder.objects.filter(path="sync").values_list("order_id", flat=True)) == [
         f"45078900{n}" for n in range(3, 10)
     ]
     sync_rows = OutcomeEvent.objects.filter(endpoint="shopify_sync")

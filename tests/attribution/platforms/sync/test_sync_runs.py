@@ -8,7 +8,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from attribution.models import Order, RecoveredOrder, SyncRun
+from attribution.models import Order, SyncedOrder, SyncRun
 from attribution.platforms.sync import runs, shopify_orders
 from attribution.platforms.sync.acting import PageActor
 from attribution.platforms.sync.runner import sync_connection
@@ -65,7 +65,7 @@ def test_a_run_whose_runner_died_is_taken_over_and_carried_on_from_its_last_page
     run = SyncRun.objects.get()
     assert (run.status, run.pages, run.runner) == ("done", 3, "other:2")
     assert Order.objects.count() == 8
-    assert run.recovered == RecoveredOrder.objects.filter(run=run).count() == 8
+    assert run.recovered == SyncedOrder.objects.filter(run=run, path="sync").count() == 8
     # It carried on from its second page: the first was not read again.
     assert run.orders_read == 3 + 3 + 2
 
