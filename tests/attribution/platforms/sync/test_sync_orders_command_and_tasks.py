@@ -1,4 +1,4 @@
-"""`manage.py sync_orders` runs the sync in the foreground and prints what it found; the nightly task queues one
+"""health's ways to run the sync: `manage.py sync_orders` runs the sync in the foreground and prints what it found; the nightly task queues one
 task per shop that can be synced, and each shop's task syncs it and opens its incidents."""
 
 from datetime import timedelta
@@ -11,14 +11,8 @@ from django_q.models import OrmQ
 
 from attribution.models import SyncRun
 from health import tasks
-from tests.attribution.platforms.sync.conftest import (  # noqa: F401  (the shops' fixtures)
-    at,
-    clock,
-    shopify_order,
-    shopify_shop,
-    woo_site,
-    yesterday,
-)
+
+from .conftest import at, shopify_order
 
 
 def _run(*args) -> str:
