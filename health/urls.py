@@ -5,6 +5,7 @@ from django.urls import path
 
 from health.pages import account, creators, events, order, portfolio, reconcile, review, setup, statements
 from health.pages import alerts as alert_pages
+from health.pages.sync import views as sync_pages
 
 app_name = "health"
 
@@ -40,4 +41,8 @@ urlpatterns = [
     path("review/", review.review, name="review"),
     path("review/decide/", review.decide, name="review_decide"),
     path("review/settings/", review.review_settings, name="review_settings"),
+    # The shops' sync: its history, one run's recovered orders, Sync now (docs/health.md, "The sync").
+    path("sync/", sync_pages.sync_history, name="sync_history"),
+    path("sync/<int:pk>/", sync_pages.sync_run, name="sync_run"),
+    path("sync/now/", sync_pages.sync_now, name="sync_now"),
 ]

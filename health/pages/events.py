@@ -27,6 +27,7 @@ from health.pages.access import brand_page
 from health.pages.export import csv_lines
 from health.pages.forms import PERIODS, EventFilterForm, PeriodForm
 from health.pages.overview import GROUPS, build_overview, info_of
+from health.pages.sync import queries as sync_queries
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,10 @@ def overview(request, chosen):
         "status": queries.integration_status(chosen.brand, now),
         # The share of the brand's order book that arrived, by day, from its reconciliations.
         "capture": reconcile_queries.capture_by_day(
+            chosen.brand, first_day=period.first_day, last_day=period.last_day
+        ),
+        # Of the shops' orders per day, those that arrived live by each path and only by the nightly sync.
+        "sync_capture": sync_queries.capture_by_day(
             chosen.brand, first_day=period.first_day, last_day=period.last_day
         ),
         # The brand's storefront-platform connections: deliveries and the capture rate by path.

@@ -33,6 +33,7 @@ from health.log.recording import EventRecord, record
 from health.pages import event_queries, queries
 from health.pages.access import brand_page
 from health.pages.overview import info_of
+from health.pages.sync.forms import sync_now_context
 
 logger = logging.getLogger(__name__)
 
@@ -279,5 +280,6 @@ def setup_page(request, chosen):
         or brand.platform_connections.filter(is_enabled=True, approved_at__isnull=False).exists(),
         "platforms": platform_steps(request),
         "platform_titles": either([platform.title for platform in registry.platforms()]),
+        **sync_now_context(brand),  # Sync now, and the link to the sync history (health.pages.sync)
     }
     return render(request, "health/setup.html", context)
