@@ -5,6 +5,12 @@ from django.urls import path
 
 from health.pages import account, creators, events, order, portfolio, reconcile, review, setup, statements
 from health.pages import alerts as alert_pages
+from health.pages.platform_connect import (
+    shopify_callback,
+    shopify_connect,
+    woocommerce_connect,
+    woocommerce_return,
+)
 from health.pages.sync import views as sync_pages
 
 app_name = "health"
@@ -15,6 +21,11 @@ urlpatterns = [
     path("events/<int:pk>/", events.event, name="event"),
     path("export.csv", events.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
+    # Connecting a shop with its platform's consent (issue 47: Shopify OAuth, WooCommerce's key handover).
+    path("setup/shopify/connect", shopify_connect, name="shopify_connect"),
+    path("setup/shopify/callback", shopify_callback, name="shopify_callback"),
+    path("setup/woocommerce/connect", woocommerce_connect, name="woocommerce_connect"),
+    path("setup/woocommerce/return", woocommerce_return, name="woocommerce_return"),
     path("account/", account.account, name="account"),
     path("statements/", statements.statements, name="statements"),
     path("statements/<int:pk>/", statements.statement, name="statement"),

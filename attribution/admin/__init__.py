@@ -5,8 +5,9 @@ adjustments), `replays` (dead letters and spool backlogs); `common` holds what t
 Orders, commissions, statements and adjustments are read-only here: they change only through the services
 (attribution.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write
 is the "Mark paid" action of statements, for users with the pay_statement permission; and `review` (issue 38):
-review settings, and the release and reject actions on held commissions' holds."""
+review settings, and the release and reject actions on held commissions' holds; `connections` (issue 47): how each
+shop was connected, a pasted Admin API token, the platforms' privacy requests."""
 
-from . import replays, review, statements, tracking
+from . import connections, replays, review, statements, tracking
 
-__all__ = ["replays", "review", "statements", "tracking"]
+__all__ = ["connections", "replays", "review", "statements", "tracking"]

@@ -1,5 +1,5 @@
 """Brands and what account managers register for them: properties, developer keys, creators,
-discount codes, known shoppers, storefront-platform connections and the users who may read a brand's
+discount codes, known shoppers, storefront-platform connections (and their platforms' privacy requests) and the users who may read a brand's
 health pages, with each user's own settings (the time zone pages show times in). One module per concept;
 this package lists them all, so `from brands.models import Brand` reads as before.
 
@@ -13,6 +13,7 @@ from .brand import Brand
 from .creators import Creator, DiscountCode, KnownShopper
 from .developer_keys import DeveloperKey, DeveloperKeyManager
 from .platform_connections import PlatformConnection, connection_of_shop
+from .privacy_requests import PlatformPrivacyRequest
 from .properties import Property
 from .users import BrandMembership, UserSettings, brands_visible_to
 
@@ -25,6 +26,7 @@ __all__ = [
     "DiscountCode",
     "KnownShopper",
     "PlatformConnection",
+    "PlatformPrivacyRequest",
     "Property",
     "UserSettings",
     "brands_visible_to",

@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brands.models import Brand
-from health.alerts import notifications, review_rules
+from health.alerts import connection_rules, notifications, review_rules
 from health.alerts.facts import read_facts
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Incident, Notification
 from health.alerts.review_facts import read_review_facts
@@ -54,6 +54,7 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
         rule_sets = {r.brand_id: r for r in AlertRuleSet.objects.all()}
         facts, service = read_facts(Brand.objects.filter(is_active=True), rule_sets, now=now)
         review = read_review_facts(list(facts), now=now)
+        disconnected = connection_rules.read(facts)
         result.brands = len(facts)
         open_incidents = list(Incident.objects.filter(resolved_at__isnull=True).order_by("id"))
         for incident in open_incidents:
@@ -64,6 +65,8 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
                 brand_facts = facts.get(incident.brand_id)  # None: the brand was deactivated
                 if brand_facts is None:
                     done = True
+                elif incident.rule in connection_rules.RULES:
+                    done = connection_rules.cleared(incident, disconnected.get(incident.brand_id, {}))
                 elif incident.rule in review_rules.RULES:  # the holds and the review figures' outliers
                     done = not review_rules.is_enabled(rules, incident.rule) or review_rules.cleared(
                         incident, review[incident.brand_id]
@@ -79,6 +82,7 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
             for finding in [
                 *findings(rule_sets.get(brand_id) or AlertRuleSet(), brand_facts, now),
                 *review_rules.findings(rule_sets.get(brand_id) or AlertRuleSet(), review[brand_id], now),
+                *connection_rules.findings(disconnected.get(brand_id, {})),
             ]
         ]
         if (service_finding := check_service(service, now)) is not None:

@@ -116,10 +116,11 @@ class Incident(models.Model):
         REVIEW_OVERDUE = "review_overdue", "Holds waiting for review"
         CODE_LEAK = "code_leak", "Code leak suspected"
         REFUND_OUTLIER = "refund_outlier", "Refund rate above the brand's"
+        # A shop's connection disconnected (uninstalled, revoked): health.alerts.connection_rules (issue 47).
+        DISCONNECTED = "disconnected", "Shop disconnected: connect it again"
         # Opened and resolved by the shops' sync (health.alerts.sync_incidents), one a connection (its id the
         # subject; a recovered day's is "<connection id>:<day>").
         SYNC_RECOVERED = "sync_recovered", "Orders only the sync brought"
-        SYNC_STOPPED = "sync_stopped", "Sync stopped: connect the shop again"
         WEBHOOK_REMOVED = "webhook_removed", "Webhook subscription removed"
         WEBHOOK_DISABLED = "webhook_disabled", "Webhook disabled by the shop"
         API_VERSION = "api_version", "Platform API version not the pinned one"

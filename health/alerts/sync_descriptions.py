@@ -11,12 +11,6 @@ RULES = SYNC_RULES
 
 # The webhook whose failure leaves an order to the sync, by platform: the one that brings a paid order.
 PAYING_TOPIC = {"shopify": "orders/paid", "woocommerce": "order.created"}
-RECONNECT = {
-    "shopify": "On the setup page, press Connect with Shopify and approve the app again in your Shopify admin: "
-    "its access was revoked (the app uninstalled, or its token refused).",
-    "woocommerce": "On the setup page, press Connect with WooCommerce and approve the keys again in WordPress: "
-    "the key pair was revoked (WooCommerce → Settings → Advanced → REST API) or lost its permissions.",
-}
 
 
 def describe(incident: Incident) -> Description:
@@ -36,14 +30,6 @@ def describe(incident: Incident) -> Description:
             "service: a webhook that fails is retried (Shopify) or dropped (WooCommerce) and then removed or "
             "disabled.",
             {**events, "from": c.get("day", ""), "to": c.get("day", "")} if c.get("day") else events,
-        )
-    if incident.rule == Rule.SYNC_STOPPED:
-        return Description(
-            f"Sync stopped: connect {shop} again",
-            f"{title} refused the service's credential for {shop}: {c.get('error', 'refused')}. Its orders are "
-            "not read until the shop is connected again, and the webhooks it may also have stopped go unchecked.",
-            RECONNECT.get(platform, "Connect the shop again on the setup page."),
-            events,
         )
     if incident.rule == Rule.WEBHOOK_REMOVED:
         missing = ", ".join(c.get("missing", [])) or "some topics"

@@ -5,7 +5,8 @@ task's result.
 
 - sync_recovered, one a day of the shop: the run recorded orders no live path had brought ("3 of 212 orders of
   Nov 23 arrived only by the nightly sync"); resolved by a run that recovers none.
-- sync_stopped: the platform refused the credential; resolved by a run that finishes.
+- disconnected (health.alerts.connection_rules): the platform refused the credential, so the sync marked the
+  connection disconnected; opened at once here, resolved by the evaluation once the shop is connected again.
 - webhook_removed / webhook_disabled: the webhooks' check found one missing or disabled (and put it right);
   resolved by a check that finds them whole.
 - api_version: Shopify served another version than the pinned one; resolved when it serves the pinned one.
@@ -22,6 +23,7 @@ from attribution.platforms.apis.shopify import API_VERSION
 from attribution.platforms.registry import platform_named
 from attribution.platforms.sync.runner import Synced, sync_connection
 from brands.models import PlatformConnection
+from health.alerts import connection_rules
 from health.alerts.evaluation import open_incident, resolve
 from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import SYNC_RULES, Finding
@@ -62,11 +64,20 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
     email = (AlertRuleSet.objects.filter(brand_id=run.brand_id).first() or AlertRuleSet()).email_enabled
     subject = str(connection.pk)
     opened, found, cleared = [], [], set()
-    failed = {e["kind"]: e["text"] for e in run.errors if e.get("kind") in ("credential", "api_version")}
-    if "credential" in failed:
-        found.append(Finding(Rule.SYNC_STOPPED, subject, {**base, "error": failed["credential"]}))
-    elif run.status == SyncRun.Status.DONE:
-        cleared.add(Rule.SYNC_STOPPED)
+    if connection.disconnected_at is not None and any(e.get("kind") == "credential" for e in run.errors):
+        found.extend(
+            connection_rules.findings(
+                {
+                    connection.pk: connection_rules.Disconnected(
+                        connection.pk,
+                        connection.platform,
+                        connection.shop_domain,
+                        connection.disconnect_reason,
+                        connection.disconnected_at,
+                    )
+                }
+            )
+        )
     if run.served_version and run.served_version != API_VERSION:
         found.append(
             Finding(Rule.API_VERSION, subject, {**base, "served": run.served_version, "pinned": API_VERSION})

@@ -19,6 +19,7 @@ from attribution.models import SyncRun
 from brands.models import PlatformConnection
 
 from ..apis.errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
+from ..connect.privacy import disconnect
 from . import capture, runs
 from .acting import PageActor, SyncFault
 from .sources import source_for
@@ -89,9 +90,7 @@ def sync_connection(
         return synced
     except CredentialRevoked as exc:
         _stop(run, kind="credential", text=str(exc), now=clock())
-        PlatformConnection.objects.filter(pk=connection.pk).update(
-            disconnected_at=clock(), disconnect_reason=f"The sync's call was refused: {exc}"
-        )
+        disconnect(connection, reason=f"The sync's call was refused: {exc}", at=clock())
         return synced
     except PlatformUnavailable as exc:
         _stop(run, kind="unavailable", text=str(exc), now=clock())

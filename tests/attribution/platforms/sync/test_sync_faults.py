@@ -121,7 +121,7 @@ def test_a_refused_credential_stops_the_sync_and_asks_to_connect_again(
     assert run.status == "failed" and run.errors[-1]["kind"] == "credential"
     connection.refresh_from_db()
     assert connection.disconnected_at is not None and not connection.can_sync()
-    incident = Incident.objects.get(rule="sync_stopped")
+    incident = Incident.objects.get(rule="disconnected")
     assert incident.subject == str(connection.pk)
     from health.alerts.descriptions import describe
 

@@ -1,0 +1,145 @@
+"""The platforms' server-to-server calls about a connection (no session, so no CSRF; each is authenticated by
+what it carries): the Shopify app's own webhooks, signed with the app's client secret (app/uninstalled and the
+three compliance topics, one address each, so a signed body cannot be replayed as another topic), and
+WooCommerce's key handover callback, bound by the signed `user_id` the service gave it."""
+
+import json
+import logging
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import Http404, JsonResponse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from brands.hosts import normalize_host
+from brands.models import PlatformConnection, PlatformPrivacyRequest
+
+from ..reading import body_digest
+from ..signatures import BASE64_HMAC_SHA256
+from . import privacy, woocommerce_keys
+from .connections import ConnectRefused
+
+logger = logging.getLogger(__name__)
+
+BODY_LIMIT = 256 * 1024
+# The address's last part → the topic delivered there (docs/operations.md lists the addresses to configure).
+APP_TOPICS = {
+    "uninstalled": "app/uninstalled",
+    "customers-data-request": PlatformPrivacyRequest.Topic.DATA_REQUEST,
+    "customers-redact": PlatformPrivacyRequest.Topic.CUSTOMER_REDACT,
+    "shop-redact": PlatformPrivacyRequest.Topic.SHOP_REDACT,
+}
+
+
+def _answer(status: int, *, success: bool, text: str, **extra) -> JsonResponse:
+    body = {"success": success, ("message" if success else "error"): text, **extra}
+    return JsonResponse(body, status=status, json_dumps_params={"separators": (",", ":")})
+
+
+def _body(request) -> bytes | None:
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if length.isdigit() and int(length) > BODY_LIMIT:
+        return None
+    body = request.read(BODY_LIMIT + 1)
+    return None if len(body) > BODY_LIMIT else body
+
+
+@csrf_exempt  # Shopify's servers post here; the app's signature authenticates each delivery
+@require_POST
+def shopify_app_webhook(request, kind: str):
+    topic = APP_TOPICS.get(kind)
+    if topic is None:
+        raise Http404("No such topic.")
+    body = _body(request)
+    if body is None:
+        return _answer(413, success=False, text=f"The body is over {BODY_LIMIT // 1024} KB.")
+    given = request.headers.get("X-Shopify-Hmac-Sha256", "").strip()
+    secret = settings.SHOPIFY_CLIENT_SECRET
+    if not secret or not given or not BASE64_HMAC_SHA256.signs(body, secret, given):
+        return _answer(
+            401, success=False, text="X-Shopify-Hmac-Sha256 is missing or not the app's signature."
+        )
+    if request.headers.get("X-Shopify-Topic", "") != topic:
+        return _answer(400, success=False, text=f"This address receives {topic} only.")
+    try:
+        document = json.loads(body)
+    except ValueError:
+        document = None
+    shop = normalize_host(request.headers.get("X-Shopify-Shop-Domain", "")) or ""
+    named = (
+        document.get("myshopify_domain" if kind == "uninstalled" else "shop_domain")
+        if isinstance(document, dict)
+        else None
+    )
+    if not shop or normalize_host(str(named or "")) != shop:
+        return _answer(
+            400,
+            success=False,
+            text="The body must be the topic's JSON object, naming the shop of X-Shopify-Shop-Domain.",
+        )
+    connection = PlatformConnection.objects.filter(
+        platform="shopify", shop_domain=shop, approved_at__isnull=False
+    ).first()
+    if kind == "uninstalled":
+        return _uninstalled(connection, shop)
+    return _privacy_request(request, topic, shop, document, connection, body)
+
+
+def _uninstalled(connection: PlatformConnection | None, shop: str) -> JsonResponse:
+    if connection is None or connection.connected_via != PlatformConnection.ConnectedVia.OAUTH:
+        return _answer(
+            200, success=True, text=f"No connection of {shop} was made by this app: nothing to do."
+        )
+    when = timezone.now()
+    reason = (
+        f"The shop uninstalled the app on {when:%Y-%m-%d %H:%M} UTC; connect it again from the setup page."
+    )
+    changed = privacy.disconnect(connection, reason=reason, at=when)
+    return _answer(200, success=True, text=f"{shop} {'is now' if changed else 'was already'} disconnected.")
+
+
+def _privacy_request(request, topic, shop, document, connection, body: bytes) -> JsonResponse:
+    customer = document.get("customer") if isinstance(document.get("customer"), dict) else {}
+    orders = document.get("orders_to_redact") or document.get("orders_requested") or []
+    kept = PlatformPrivacyRequest(
+        brand_id=connection.brand_id if connection else None,
+        connection=connection,
+        platform="shopify",
+        shop_domain=shop,
+        topic=topic,
+        delivery_id=(request.headers.get("X-Shopify-Webhook-Id", "") or _digest(body))[:255],
+        customer_id=str(customer.get("id") or "")[:64],
+        email_hash=privacy.email_hash_of(customer.get("email")),
+        orders=[str(order) for order in orders if isinstance(order, (int, str))][:1000],
+    )
+    try:
+        with transaction.atomic():
+            privacy.act(kept, connection)
+            kept.save(force_insert=True)
+    except IntegrityError:  # a retry of a request already done
+        return _answer(200, success=True, text="This request was already received and acted on.")
+    return _answer(200, success=True, text=kept.done, held=kept.held)
+
+
+def _digest(body: bytes) -> str:
+    return f"sha256:{body_digest(body)}"
+
+
+@csrf_exempt  # WooCommerce's server posts the keys here; the signed user_id binds them to a brand's handover
+@require_POST
+def woocommerce_keys_callback(request):
+    body = _body(request)
+    if body is None:
+        return _answer(413, success=False, text=f"The body is over {BODY_LIMIT // 1024} KB.")
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return _answer(400, success=False, text="The body must be JSON.")
+    try:
+        connection = woocommerce_keys.accept_keys(document)
+    except ConnectRefused as refused:
+        logger.info("woocommerce key handover refused: %s", refused)
+        return _answer(400, success=False, text=str(refused))
+    return _answer(200, success=True, text=f"{connection} is connected.")
