@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from attribution.models import SyncRun
@@ -72,13 +72,16 @@ def sync_connection(
         while True:
             page = source.reader.page(run.cursor)
             source.note_version(run, now=clock())
-            done = actor.act(page.documents, at=clock())
+            # A page's changes and its checkpoint commit together: a crash leaves the page undone and the cursor
+            # before it, so the run carries on from that page, and one commit a page, not one an order.
+            with transaction.atomic():
+                done = actor.act(page.documents, at=clock())
+                for text in done.errors:
+                    runs.note(run, kind="order", text=text, now=clock())
+                runs.checkpoint(
+                    run, cursor=page.cursor if page.more else run.cursor, counts=done.counts, now=clock()
+                )
             days |= done.days
-            for text in done.errors:
-                runs.note(run, kind="order", text=text, now=clock())
-            runs.checkpoint(
-                run, cursor=page.cursor if page.more else run.cursor, counts=done.counts, now=clock()
-            )
             if not page.more:
                 break
             if time.monotonic() - began >= budget:
