@@ -26,7 +26,6 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from statistics import median
 
 from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
