@@ -359,6 +359,9 @@ RETENTION_DAYS = {
         # The platforms' delivery ids (attribution.PlatformDelivery): a redelivery within this time does
         # nothing; Shopify retries for about 4 hours; a month also covers a resend by hand.
         "platform_deliveries": 30,
+        # The shops' nightly syncs and the orders each read (attribution.SyncRun, SyncedOrder): a year of
+        # history and of the orders' first reading; the daily capture figures stay.
+        "sync_runs": 400,
     }.items()
 }
 
