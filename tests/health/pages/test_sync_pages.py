@@ -164,3 +164,38 @@ def test_the_overview_shows_the_capture_per_day_and_path(alice_client, shop, bra
     assert 'id="sync-capture-days"' in text
     row = text[text.index(day.isoformat(), text.index('id="sync-capture-days"')) :][:900]
     assert ">212<" in row and ">200<" in row and ">9<" in row and ">3<" in row and "99 %" in row
+
+
+def test_an_order_the_sync_brought_says_so_on_its_page(alice_client, shop, brand, prop):
+    from attribution.orders.trace import Signal, StepResult, step
+    from health.log.models import OutcomeEvent
+    from tests.factories import OrderFactory
+
+    OrderFactory(
+        brand=brand,
+        order_id="450789003",
+        via_api=False,
+        via_platform=True,
+        outcome="no_attribution",
+        trace=[
+            step(
+                Signal.SYNC,
+                StepResult.RECOVERED,
+                "Brought by the Shopify sync of acme-sync.myshopify.com (run 1)",
+            )
+        ],
+    )
+    OutcomeEvent.objects.create(
+        brand=brand,
+        endpoint="shopify_sync",
+        outcome="no_attribution",
+        http_status=200,
+        order_id="450789003",
+        received_at=timezone.now(),
+        recorded_at=timezone.now(),
+    )
+
+    text = alice_client.get("/health/orders/450789003", {"brand": brand.pk}).content.decode()
+
+    assert "Shopify sync" in text
+    assert "Recovered by the platform&#x27;s sync" in text or "Recovered by the platform's sync" in text
