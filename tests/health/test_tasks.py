@@ -33,6 +33,7 @@ def test_every_background_job_has_a_schedule_visible_in_the_admin(client, staff)
         "continue_reconciliations",
         "check_references",
         "refresh_review_figures",
+        "sync_shops",
     }
     client.force_login(staff)
     html = client.get("/admin/django_q/schedule/").content.decode()
