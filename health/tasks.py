@@ -178,7 +178,7 @@ SCHEDULES = [
     Plan("Prune the growing tables", "health.tasks.prune_growing_tables", daily_at=time(3, 45)),
     Plan("Check the references", "health.tasks.check_references", daily_at=time(4)),
     # After the shops' day has ended in the Americas and Europe alike (01:15 New York is 06:15 UTC).
-    Plan("Sync the shops' orders", "health.tasks.sync_shops", daily_at=time(6, 15)),
+    Plan("Sync the orders of every shop", "health.tasks.sync_shops", daily_at=time(6, 15)),
 ]
 
 
