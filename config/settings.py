@@ -365,6 +365,10 @@ RETENTION_DAYS = {
     }.items()
 }
 
+# The shops' nightly sync (attribution.platforms.sync) rests this many times a page's own time after each page,
+# leaving the machine to the live order path (docs/performance.md, "The nightly sync"); 0 reads flat out.
+SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=1.0)
+
 # The task runner (django-q2, the database is the queue; config/task_runner.py).
 Q_CLUSTER = task_runner_settings(
     workers=env.int("TASK_WORKERS", default=2), poll=env.float("TASK_POLL_SECONDS", default=1.0)

@@ -3,7 +3,8 @@ runner that died, check the shop's webhooks, read the window's orders page by pa
 (sync.acting), checkpointing after each so that a crash resumes from the last page, then measure the days'
 capture. What it found is on the run (attribution.models.SyncRun); health opens the incidents it calls for.
 
-A run reads for `seconds` at most: a run with pages left hands its lease back and says so (`unfinished`), and
+Between pages the sync rests SYNC_PAUSE_RATIO times the page's own time, so that the live order path beside
+it keeps its latency (docs/performance.md, "The nightly sync"). A run reads for `seconds` at most: a run with pages left hands its lease back and says so (`unfinished`), and
 the task runner carries it on (health.tasks.sync_connection).
 """
 
@@ -12,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
@@ -51,6 +53,7 @@ def sync_connection(
     clock=timezone.now,
     seconds: float | None = None,
     runner: str = "",
+    pause=time.sleep,
 ) -> Synced:
     """Sync `connection_id`'s orders of the window (the next nightly window unless `since`/`until` say)."""
     connection = PlatformConnection.objects.select_related("property", "brand").get(pk=connection_id)
@@ -70,6 +73,7 @@ def sync_connection(
         if not run.pages:  # once a run: the webhooks' health (not again when a run is carried on)
             source.check_webhooks(run, now=clock())
         while True:
+            page_began = time.monotonic()
             page = source.reader.page(run.cursor)
             source.note_version(run, now=clock())
             # A page's changes and its checkpoint commit together: a crash leaves the page undone and the cursor
@@ -84,6 +88,9 @@ def sync_connection(
             days |= done.days
             if not page.more:
                 break
+            if settings.SYNC_PAUSE_RATIO > 0:
+                # Yield to the live order path: rest a multiple of the page's own time before the next.
+                pause((time.monotonic() - page_began) * settings.SYNC_PAUSE_RATIO)
             if time.monotonic() - began >= budget:
                 SyncRun.objects.filter(pk=run.pk, runner=run.runner).update(lease_until=clock())
                 synced.unfinished = True
