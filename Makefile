@@ -23,14 +23,26 @@ install: $(STAMP)
 # of its own (os.setsid, portable where the setsid command is not): a stop signal sent to the whole group
 # (an IDE's stop button, `timeout`) would reach django-q2's worker processes directly, and one killed
 # while holding the cluster's shared stop event leaves the runner hung; the trap stops it in order.
+#
+# Beside them, a stand-in of Shopify's and WooCommerce's APIs (python manage.py run_platform_standin) on
+# STANDIN_PORT, holding the demo brands' shops, so "Connect with Shopify" / "Connect with WooCommerce" and the
+# sync work offline: the service calls it over plain http (PLATFORM_PLAIN_HTTP_HOSTS) with a demo app's client
+# id and secret. Each of these settings keeps the value the environment gives it.
+STANDIN_PORT ?= 9100
 run: export SITE_URL = http://$(HOST):$(PORT)
+run: export SHOPIFY_API_ORIGIN ?= http://$(HOST):$(STANDIN_PORT)/{shop}
+run: export PLATFORM_PLAIN_HTTP_HOSTS ?= $(HOST)
+run: export SHOPIFY_CLIENT_ID ?= demo-shopify-app
+run: export SHOPIFY_CLIENT_SECRET ?= demo-shopify-app-secret
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT) $(if $(RESET),--reset)
 	@$(BIN)/python -c 'import os, sys; os.setsid(); os.execv(sys.executable, [sys.executable, "manage.py", "qcluster"])' & worker=$$!; \
-	trap 'kill -TERM $$worker 2>/dev/null; wait $$worker' INT TERM EXIT; \
+	$(BIN)/python manage.py run_platform_standin --host $(HOST) --port $(STANDIN_PORT) & standin=$$!; \
+	trap 'kill -TERM $$worker $$standin 2>/dev/null; wait $$worker $$standin' INT TERM EXIT; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# pytest includes tests/test_module_sizes.py: no module of ours over 400 lines (migrations aside).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache

@@ -10,13 +10,14 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import partial
 
 from django.db import DatabaseError, connection, transaction
 
 from brands.resolution import Resolution, resolve_host
-from config.lib.statements import Row, SelectStatement
+from config.lib.sql import Row, SelectStatement
 from health.log.models import OutcomeEvent
-from health.log.recording import Receipt, record, row_values
+from health.log.writer import Receipt, record, row_values
 
 from .billing import writers
 from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
@@ -129,14 +130,66 @@ def _written(result: Result, receipt: Receipt | None) -> Result:
     return result
 
 
+def _written_unless_changed(result: Result, receipt: Receipt | None, write) -> Result | None:
+    """`write` the change with the request's outcome row (`alongside`); None when a racing request changed
+    the commission first (it is read again)."""
+    try:
+        write(alongside=_outcome_row(receipt, result))
+    except Commission.StateChanged:
+        return None
+    return _written(result, receipt)
+
+
 def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "", receipt=None) -> Result:
     """Cancel the commission of an order; a second cancel is already_cancelled. With the API's `receipt`,
     the request's outcome row is written with the cancel (one statement on PostgreSQL).
 
     A paid commission is cancelled too, and its amount clawed back on the next open statement.
     """
+
+    def cancel(result: Result, change: _Change, *, brand_id: int, locked: bool) -> Result | None:
+        commission = _read(brand_id=brand_id, change=change, locked=locked)
+        if commission is None:
+            return _not_found(result, change)
+        if commission.state == Commission.State.CANCELLED:
+            return result.set(
+                Outcome.ALREADY_CANCELLED, say("change.already_cancelled", order_id=change.order_id)
+            )
+        if commission.state == Commission.State.PAID:
+            # None when it changed before its lock: read it again
+            return _cancel_paid(
+                result,
+                change,
+                brand_id=brand_id,
+                received_at=received_at,
+                request_id=request_id,
+                receipt=receipt,
+            )
+        result.set(Outcome.TRACKED, say("change.cancelled", order_id=change.order_id))
+        return _written_unless_changed(
+            result,
+            receipt,
+            partial(
+                commission.move_to,
+                Commission.State.CANCELLED,
+                at=_change_time(commission, received_at),
+                cause=CommissionStateChange.Cause.CANCEL,
+                request_id=request_id,
+            ),
+        )
+
+    # The interface lists no insert_failed for cancel: its service-side fault is handler_error.
+    fault = (Outcome.HANDLER_ERROR, "change.cancel_failed", "cancel failed")
+    return _changed(key=key, payload=payload, request=CancellationSerializer, apply=cancel, fault=fault)
+
+
+def _changed(*, key, payload, request: type[RequestSerializer], apply, fault: tuple) -> Result:
+    """What a cancel and an update share: the body's field rules (`request`), the key's brand, then `apply`
+    tried until it holds, without a lock first and under the commission's row lock on the last of ATTEMPTS.
+    `apply` returns the result, or None when the commission changed under it. A database error is answered
+    `fault`: (its outcome, its sentence, the log's words)."""
     result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
-    change = _parse_change(payload, result, request=CancellationSerializer)
+    change = _parse_change(payload, result, request=request)
     if change is None:
         return result
     brand_id = _brand_of_key(key=key, payload=payload, result=result)
@@ -146,42 +199,14 @@ def cancel_commission(*, key, payload, received_at: datetime, request_id: str = 
         for attempt in range(ATTEMPTS + 1):
             locked = attempt == ATTEMPTS
             with transaction.atomic() if locked else nullcontext():
-                commission = _read(brand_id=brand_id, change=change, locked=locked)
-                if commission is None:
-                    return _not_found(result, change)
-                if commission.state == Commission.State.CANCELLED:
-                    return result.set(
-                        Outcome.ALREADY_CANCELLED, say("change.already_cancelled", order_id=change.order_id)
-                    )
-                if commission.state == Commission.State.PAID:
-                    paid = _cancel_paid(
-                        result,
-                        change,
-                        brand_id=brand_id,
-                        received_at=received_at,
-                        request_id=request_id,
-                        receipt=receipt,
-                    )
-                    if paid is None:
-                        continue  # it changed before its lock: read it again
-                    return paid
-                result.set(Outcome.TRACKED, say("change.cancelled", order_id=change.order_id))
-                try:
-                    commission.move_to(
-                        Commission.State.CANCELLED,
-                        at=_change_time(commission, received_at),
-                        cause=CommissionStateChange.Cause.CANCEL,
-                        request_id=request_id,
-                        alongside=_outcome_row(receipt, result),
-                    )
-                except Commission.StateChanged:
-                    continue  # a racing request changed it first: read it again
-                return _written(result, receipt)
+                done = apply(result, change, brand_id=brand_id, locked=locked)
+                if done is not None:
+                    return done
         raise Commission.StateChanged("the commission kept changing under a held lock")  # never reached
     except DatabaseError:
-        # The interface lists no insert_failed for cancel: its service-side fault is handler_error.
-        logger.exception("cancel failed", extra={"brand_id": brand_id})
-        return result.set(Outcome.HANDLER_ERROR, say("change.cancel_failed"))
+        outcome, text, words = fault
+        logger.exception(words, extra={"brand_id": brand_id})
+        return result.set(outcome, say(text))
 
 
 def _cancel_paid(result, change, *, brand_id, received_at, request_id, receipt) -> Result | None:
@@ -231,52 +256,38 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
 
     Once paid, the difference is billed as an adjustment on the next open statement.
     """
-    result = Result(Outcome.INVALID_PARAMS, "", brand_id=key.brand_id)
-    change = _parse_change(payload, result, request=AmountUpdateSerializer)
-    if change is None:
-        return result
-    brand_id = _brand_of_key(key=key, payload=payload, result=result)
-    if brand_id is None:
-        return result
-    try:
-        for attempt in range(ATTEMPTS + 1):
-            locked = attempt == ATTEMPTS
-            with transaction.atomic() if locked else nullcontext():
-                commission = _read(brand_id=brand_id, change=change, locked=locked)
-                refused = _refusal(result, change, commission)
-                if refused is not None:
-                    return refused
-                if commission.state == Commission.State.PAID:
-                    paid = _update_paid(
-                        result,
-                        change,
-                        brand_id=brand_id,
-                        received_at=received_at,
-                        request_id=request_id,
-                        receipt=receipt,
-                    )
-                    if paid is None:
-                        continue  # it changed before its lock: read it again
-                    return paid
-                new_amount = commission_amount(
-                    change.new_order_amount, commission.rate_percent, commission.currency
-                )
-                result.set(Outcome.TRACKED, _updated_text(change))
-                try:
-                    commission.change_amount(
-                        change.new_order_amount,
-                        new_amount,
-                        at=_change_time(commission, received_at),
-                        request_id=request_id,
-                        alongside=_outcome_row(receipt, result),
-                    )
-                except Commission.StateChanged:
-                    continue  # a racing request changed it first: read it again
-                return _written(result, receipt)
-        raise Commission.StateChanged("the commission kept changing under a held lock")  # never reached
-    except DatabaseError:
-        logger.exception("update failed", extra={"brand_id": brand_id})
-        return result.set(Outcome.INSERT_FAILED, say("insert_failed"))
+
+    def update(result: Result, change: _Change, *, brand_id: int, locked: bool) -> Result | None:
+        commission = _read(brand_id=brand_id, change=change, locked=locked)
+        refused = _refusal(result, change, commission)
+        if refused is not None:
+            return refused
+        if commission.state == Commission.State.PAID:
+            # None when it changed before its lock: read it again
+            return _update_paid(
+                result,
+                change,
+                brand_id=brand_id,
+                received_at=received_at,
+                request_id=request_id,
+                receipt=receipt,
+            )
+        new_amount = commission_amount(change.new_order_amount, commission.rate_percent, commission.currency)
+        result.set(Outcome.TRACKED, _updated_text(change))
+        return _written_unless_changed(
+            result,
+            receipt,
+            partial(
+                commission.change_amount,
+                change.new_order_amount,
+                new_amount,
+                at=_change_time(commission, received_at),
+                request_id=request_id,
+            ),
+        )
+
+    fault = (Outcome.INSERT_FAILED, "insert_failed", "update failed")
+    return _changed(key=key, payload=payload, request=AmountUpdateSerializer, apply=update, fault=fault)
 
 
 def _refusal(result: Result, change: _Change, commission: Commission | None) -> Result | None:

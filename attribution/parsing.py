@@ -185,8 +185,13 @@ def _short(exc: Exception) -> str:
 
 def shown_order_id(value) -> str:
     """The order id a request names, as its answer and outcome record show it even when the field
-    rules refuse it: a string or an integer, trimmed and cut to the column's 255 characters; "" for
-    anything else."""
+    rules refuse it: the id as stored when the rule reads it; else a string or an integer, trimmed and cut to
+    the column's 255 characters; "" for anything else. The one rule of the order id every answer's log row
+    shows, whichever way in."""
+    try:
+        return parse_order_id(value)
+    except FieldError:
+        pass
     if isinstance(value, str | int) and not isinstance(value, bool):
         return str(value).strip()[:MAX_ORDER_ID_LENGTH]
     return ""

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError, connection, transaction
 
 from attribution.outcomes.endpoints import Endpoint
-from attribution.platforms import notices, receiving
+from attribution.platforms.notice import OrderNotice
+from attribution.platforms.record import receive as receive_notice
 from brands.emails import EmailHash
 from brands.models import DeveloperKey
-from health.log.recording import FAULTS, EventRecord, record_resolution
+from health.log.writer import FAULTS, EventRecord, record_resolution
 
 from . import changes
 from .durability import spool
@@ -122,8 +123,8 @@ def _applied_at_arrival(entry: spool.SpooledEntry, payload, key: DeveloperKey) -
 def _process(entry: spool.SpooledEntry) -> tuple[Result, DeveloperKey | None, bool]:
     """The event's result, the key it was judged with, and whether its body read as JSON."""
     if entry.event is not None:  # a platform's delivery, verified on arrival: its id makes it count once
-        notice = notices.OrderNotice.from_json(entry.event)
-        return receiving.receive(notice, received_at=entry.received_at), None, entry.body.startswith("{")
+        notice = OrderNotice.from_json(entry.event)
+        return receive_notice(notice, received_at=entry.received_at), None, entry.body.startswith("{")
     try:
         payload = loads_strict(entry.body.encode("utf-8"))
     except (ValueError, RecursionError):

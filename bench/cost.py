@@ -12,39 +12,27 @@ Counted: the client process only (Django, DRF, the project, psycopg, libpq). Not
 work for the same requests, the kernel, and gunicorn's own per-request work (the harness stands in for
 the server). The dumps stay in bench/results/callgrind/ for `callgrind_annotate`.
 
-The zero/dump requests are valgrind's client requests (valgrind/callgrind.h), compiled into a tiny
-library on first use (needs a C compiler and valgrind's headers; Debian's valgrind package has them).
+The zero/dump requests are valgrind's client requests, through bench/callgrind.py's tiny library.
 """
 
 import argparse
 import ctypes
-import hashlib
 import importlib
 import io
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
 import time
 from collections import Counter
 from datetime import UTC, datetime
-from pathlib import Path
 
 import psycopg
 
-from bench import traffic
+from bench import callgrind, traffic
 from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
-
-CALLGRIND = RESULTS / "callgrind"
-_CTL_SOURCE = """#include <valgrind/callgrind.h>
-void bench_start(void) { CALLGRIND_START_INSTRUMENTATION; }
-void bench_zero(void) { CALLGRIND_ZERO_STATS; }
-void bench_dump(const char *name) { CALLGRIND_DUMP_STATS_AT(name); }
-void bench_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
-"""
 
 # Which scenarios each service answers, and its WSGI application.
 TARGETS = {
@@ -60,24 +48,6 @@ DEFAULT_REQUESTS = {
     "platform_delivery": 200,
 }
 WARMUP = 30
-
-
-def _ctl_library() -> Path:
-    CALLGRIND.mkdir(parents=True, exist_ok=True)
-    # Named by its source, so a library built from an older source is never loaded.
-    library = CALLGRIND / f"ctl-{hashlib.sha256(_CTL_SOURCE.encode()).hexdigest()[:12]}.so"
-    if not library.exists():
-        source = CALLGRIND / "ctl.c"
-        source.write_text(_CTL_SOURCE)
-        compiler = shutil.which("cc") or shutil.which("gcc")
-        if compiler is None:
-            sys.exit("make bench-cost needs a C compiler (cc) for valgrind's client requests.")
-        built = subprocess.run(
-            [compiler, "-shared", "-fPIC", "-O1", "-o", library, source], capture_output=True
-        )
-        if built.returncode != 0:
-            sys.exit(f"could not build the callgrind control library:\n{built.stderr.decode()}")
-    return library
 
 
 # --- inside valgrind ----------------------------------------------------------------------------
@@ -227,18 +197,6 @@ def worker(args) -> None:
 # --- the driver ---------------------------------------------------------------------------------
 
 
-def _dump_totals(prefix: Path) -> dict[str, int]:
-    """Instructions of each dump `prefix`.N, by the name its client request gave it."""
-    totals = {}
-    for dump in sorted(prefix.parent.glob(prefix.name + ".*"), key=lambda p: int(p.suffix[1:] or 0)):
-        text = dump.read_text(errors="replace")
-        trigger = re.search(r"^desc: Trigger: Client Request: (\S+)", text, re.M)
-        total = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
-        if trigger and total:
-            totals[trigger.group(1)] = int(total.group(1))
-    return totals
-
-
 def measure(
     env: dict, *, run: str, cancel_from: int, requests: dict, warmup: int = WARMUP, targets=()
 ) -> tuple[dict, int]:
@@ -246,16 +204,16 @@ def measure(
     the cancel pool (`cancel_from`: the first one this step may use)."""
     if shutil.which("valgrind") is None:
         sys.exit("make bench-cost needs valgrind (apt-get install valgrind).")
-    ctl = _ctl_library()
+    ctl = callgrind.ctl_library()
     results: dict = {}
     for target, (_, scenarios) in TARGETS.items():
         if targets and target not in targets:
             continue
-        prefix = CALLGRIND / f"{target}.out"
-        for old in CALLGRIND.glob(prefix.name + "*"):
+        prefix = callgrind.CALLGRIND / f"{target}.out"
+        for old in callgrind.CALLGRIND.glob(prefix.name + "*"):
             old.unlink()
         started = time.monotonic()
-        with open(CALLGRIND / f"{target}.log", "w") as log:
+        with open(callgrind.CALLGRIND / f"{target}.log", "w") as log:
             done = subprocess.run(
                 [
                     "valgrind",
@@ -286,11 +244,11 @@ def measure(
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("COST_JSON ")), None)
         if done.returncode != 0 or line is None:
             sys.exit(
-                f"the cost harness failed for {target}; see {(CALLGRIND / f'{target}.log').relative_to(ROOT)}"
+                f"the cost harness failed for {target}; see {(callgrind.CALLGRIND / f'{target}.log').relative_to(ROOT)}"
             )
         report = json.loads(line.removeprefix("COST_JSON "))
         cancel_from = report["cancel_to"]
-        totals = _dump_totals(prefix)
+        totals = callgrind.dump_totals(prefix)
         for scenario in scenarios:
             entry = report["scenarios"][scenario]
             entry["instructions"] = totals[scenario]

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from bench import cost, traffic
+from bench import callgrind, cost, traffic
 from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
 
 # What is measured, in the order it is printed: (scenario, name, where the request path looks it up).
@@ -42,13 +42,13 @@ PHASES = [
     (
         "orders",
         "middleware: request id and log line",
-        "attribution.api.middleware:RequestIdMiddleware.__call__",
+        "attribution.http.middleware:RequestIdMiddleware.__call__",
     ),
-    ("orders", "  the request log line", "attribution.api.middleware:logger.info"),
+    ("orders", "  the request log line", "attribution.http.middleware:logger.info"),
     ("orders", "middleware: replica reads", "config.db.router:ReplicaReadsMiddleware.__call__"),
     ("orders", "middleware: security", "django.middleware.security:SecurityMiddleware.__call__"),
-    ("orders", "middleware: CORS", "attribution.api.middleware:BrowserCallersMiddleware.__call__"),
-    ("orders", "middleware: host check and length", "attribution.api.middleware:APIHostMiddleware.__call__"),
+    ("orders", "middleware: CORS", "attribution.http.middleware:BrowserCallersMiddleware.__call__"),
+    ("orders", "middleware: host check and length", "attribution.http.middleware:APIHostMiddleware.__call__"),
     ("orders", "URL resolution", "config.wsgi:APIHandler.resolve_request"),
     ("orders", "view (DRF dispatch)", "rest_framework.views:APIView.dispatch"),
     ("orders", "  DRF request wrapping", "attribution.api.views:EventView.initialize_request"),
@@ -59,15 +59,19 @@ PHASES = [
     ("orders", "    the receipt", "attribution.api.views:EventView._receipt"),
     ("orders", "    confirm_order", "attribution.api.views:confirm_order"),
     ("orders", "      judge", "attribution.orders.confirmation:_judge"),
-    ("orders", "        brand resolution", "attribution.orders.hosts:resolve_event"),
-    ("orders", "        asks_for_test", "attribution.orders.confirmation:OrderConfirmationSerializer.asks_for_test"),
+    ("orders", "        brand resolution", "attribution.orders.event_brand:resolve_event"),
+    (
+        "orders",
+        "        asks_for_test",
+        "attribution.orders.confirmation:OrderConfirmationSerializer.asks_for_test",
+    ),
     ("orders", "        field rules", "attribution.orders.confirmation:parse_confirmation"),
     ("orders", "        decision (click, code lookups)", "attribution.orders.confirmation:decide"),
     ("orders", "        rows", "attribution.orders.confirmation:rows_to_store"),
     ("orders", "        duplicate's result", "attribution.orders.confirmation:_duplicate"),
-    ("orders", "      outcome row (EventRecord.of)", "health.log.recording:EventRecord.of"),
-    ("orders", "        keep_body", "health.log.recording:keep_body"),
-    ("orders", "        redact_value", "health.log.recording:redact_value"),
+    ("orders", "      outcome row (EventRecord.of)", "health.log.writer:EventRecord.of"),
+    ("orders", "        keep_body", "health.log.writer:keep_body"),
+    ("orders", "        redact_value", "health.log.writer:redact_value"),
     ("orders", "      write_order", "attribution.orders.confirmation:store.write_order"),
     ("orders", "        execute", "django.db.backends.utils:CursorWrapper.execute"),
     ("orders", "  answer (Response)", "attribution.api.views:EventView.answer"),
@@ -79,7 +83,7 @@ PHASES = [
     (
         "changes",
         "middleware: request id and log line",
-        "attribution.api.middleware:RequestIdMiddleware.__call__",
+        "attribution.http.middleware:RequestIdMiddleware.__call__",
     ),
     ("changes", "view (DRF dispatch)", "rest_framework.views:APIView.dispatch"),
     ("changes", "  authentication", "brands.auth:DeveloperKeyAuthentication.authenticate"),
@@ -93,28 +97,28 @@ PHASES = [
     (
         "deliveries",
         "middleware: request id and log line",
-        "attribution.api.middleware:RequestIdMiddleware.__call__",
+        "attribution.http.middleware:RequestIdMiddleware.__call__",
     ),
     ("deliveries", "receiver (View.dispatch)", "django.views.generic.base:View.dispatch"),
-    ("deliveries", "  body read", "attribution.platforms.base:_read_body"),
-    ("deliveries", "  the shop's connection", "attribution.platforms.base:connection_for"),
-    ("deliveries", "  signature", "attribution.platforms.base:Receiver._verify"),
-    ("deliveries", "  receive", "attribution.platforms.base:Receiver._receive"),
-    ("deliveries", "    JSON parse (loads_order)", "attribution.platforms.base:loads_order"),
+    ("deliveries", "  body read", "attribution.platforms.receiver:_read_body"),
+    ("deliveries", "  the shop's connection", "attribution.platforms.receiver:connection_for"),
+    ("deliveries", "  signature", "attribution.platforms.receiver:Receiver._verify"),
+    ("deliveries", "  receive", "attribution.platforms.receiver:Receiver._receive"),
+    ("deliveries", "    JSON parse (loads_order)", "attribution.platforms.receiver:loads_order"),
     ("deliveries", "    what the log keeps (kept)", "attribution.platforms.shopify:Shopify.kept"),
-    ("deliveries", "    its text (keep_platform_body)", "attribution.platforms.base:keep_platform_body"),
+    ("deliveries", "    its text (keep_platform_body)", "attribution.platforms.receiver:keep_platform_body"),
     ("deliveries", "    the order read (read)", "attribution.platforms.shopify:Shopify.read"),
-    ("deliveries", "    receiving.receive", "attribution.platforms.base:receiving.receive"),
-    ("deliveries", "      delivery id (_first_copy)", "attribution.platforms.receiving:_first_copy"),
-    ("deliveries", "      code pick", "attribution.platforms.recording:_pick_code"),
-    ("deliveries", "      click pick", "attribution.platforms.recording:_pick_click"),
-    ("deliveries", "      confirm_order", "attribution.platforms.recording:confirm_order"),
+    ("deliveries", "    record.receive", "attribution.platforms.receiver:receive"),
+    ("deliveries", "      delivery id (_first_copy)", "attribution.platforms.record:_first_copy"),
+    ("deliveries", "      code pick", "attribution.platforms.record:_pick_code"),
+    ("deliveries", "      click pick", "attribution.platforms.record:_pick_click"),
+    ("deliveries", "      confirm_order", "attribution.platforms.record:confirm_order"),
     ("deliveries", "        judge", "attribution.orders.confirmation:_judge"),
     ("deliveries", "          decision", "attribution.orders.confirmation:decide"),
-    ("deliveries", "        outcome row (EventRecord.of)", "health.log.recording:EventRecord.of"),
+    ("deliveries", "        outcome row (EventRecord.of)", "health.log.writer:EventRecord.of"),
     ("deliveries", "        write_order (joins)", "attribution.orders.confirmation:joins.write_order"),
     ("deliveries", "      execute", "django.db.backends.utils:CursorWrapper.execute"),
-    ("deliveries", "  answer", "attribution.platforms.base:Receiver._answer"),
+    ("deliveries", "  answer", "attribution.platforms.receiver:Receiver._answer"),
     ("deliveries", "request signals (connections, ...)", "django.dispatch.dispatcher:Signal.send"),
 ]
 _CALIBRATION_CALLS = 2000
@@ -292,12 +296,12 @@ def main() -> None:
     env = bench_env(database_url())
     changes = sum(1 for p in PHASES if p[0] == "changes") + len(args.extra)
     world = prepare_world(env, cancels=changes * (args.requests + args.warmup))
-    ctl = cost._ctl_library()
-    prefix = cost.CALLGRIND / "phases.out"
-    for old in cost.CALLGRIND.glob(prefix.name + "*"):
+    ctl = callgrind.ctl_library()
+    prefix = callgrind.CALLGRIND / "phases.out"
+    for old in callgrind.CALLGRIND.glob(prefix.name + "*"):
         old.unlink()
     started = time.monotonic()
-    with open(cost.CALLGRIND / "phases.log", "w") as log:
+    with open(callgrind.CALLGRIND / "phases.log", "w") as log:
         done = subprocess.run(
             [
                 "valgrind",
@@ -333,9 +337,9 @@ def main() -> None:
         )
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("PHASES_JSON ")), None)
     if done.returncode != 0 or line is None:
-        sys.exit(f"the phase harness failed; see {(cost.CALLGRIND / 'phases.log').relative_to(ROOT)}")
+        sys.exit(f"the phase harness failed; see {(callgrind.CALLGRIND / 'phases.log').relative_to(ROOT)}")
     report = json.loads(line.removeprefix("PHASES_JSON "))
-    totals = cost._dump_totals(prefix)
+    totals = callgrind.dump_totals(prefix)
     per_call = totals["calibration"] / report.pop("calibration")["calls"]
     print(
         f"instructions per request, inclusive (toggle overhead {per_call:,.0f} per call subtracted); "

@@ -6,7 +6,7 @@ does not count in the next:
 
 - reconciles a generic book of 100,000 rows, the categories mixed as a real book mixes them (78 % matched,
   8 % drifted, 4 % cancelled in the book, 8 % missing by code, click or neither, 2 % unreadable): the
-  time of matching.reconcile (the API's work less the HTTP), its queries, and the run's counts;
+  time of runs.reconcile (the API's work less the HTTP), its queries, and the run's counts;
 - reconciles a book of 10,000 missing orders (fresh ids each time) and applies it: the time of
   applying.apply for the 10,000 orders, each through the order confirmation's decision and writer;
 - reconciles books of 10,000, 50,000, 100,000 and 200,000 rows under tracemalloc: the peak of Python's
@@ -29,8 +29,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BRAND = "Reconcile bench"
-RECEIVED_UP_TO = 200_000  # the received orders cover RB-0 .. RB-199999 (every book here reads from them)
 SIZES = (10_000, 50_000, 100_000, 200_000)
 RECONCILE_TARGET_S, APPLY_TARGET_S = 10.0, 30.0
 SERVICE_WAIT = os.environ.get("DB_WAIT_TIMEOUT_S")  # the measured processes keep the service's bound
@@ -58,180 +56,6 @@ def setup_django(*, loading: bool = False) -> None:
     django.setup()
 
 
-def category(i: int) -> str:
-    """Which category book row i is meant to fall in (by i % 100), the same for every book."""
-    n = i % 100
-    if n < 78:
-        return "matched"
-    if n < 86:
-        return "drifted"
-    if n < 90:
-        return "cancelled"
-    if n < 98:
-        return "missing"
-    return "invalid"
-
-
-# --- the world ---------------------------------------------------------------------------------------------
-
-
-def ensure_world() -> None:
-    """The bench brand, its property, creator, code and clicks, and its received orders (once)."""
-    from datetime import timedelta
-    from decimal import Decimal
-
-    from django.utils import timezone
-
-    from attribution.models import Click, Commission, Order
-    from brands.models import Brand, Creator, DiscountCode, Property
-
-    brand, _ = Brand.objects.get_or_create(name=BRAND, defaults={"commission_rate_percent": Decimal("10")})
-    prop, _ = Property.objects.get_or_create(
-        host="shop.reconcile-bench.example", defaults={"brand": brand, "is_primary": True}
-    )
-    creator, _ = Creator.objects.get_or_create(brand=brand, name="Bench creator")
-    DiscountCode.objects.get_or_create(brand=brand, code="BENCH10", defaults={"creator": creator})
-    now = timezone.now()
-    if Click.objects.filter(brand=brand).count() < 1000:
-        Click.objects.bulk_create(
-            Click(brand=brand, property=prop, creator=creator, clicked_at=now - timedelta(days=1))
-            for _ in range(1000)
-        )
-    _bystanders()
-    have = Order.objects.filter(brand=brand).count()
-    _analyze()
-    wanted = sum(1 for i in range(RECEIVED_UP_TO) if category(i) in ("matched", "drifted", "cancelled"))
-    if have >= wanted:
-        print(f"{BRAND}: {have:,} received orders already there")
-        return
-    started = time.perf_counter()
-    Order.objects.filter(brand=brand).delete()
-    received_at = now - timedelta(days=3)
-    batch = []
-    for i in range(RECEIVED_UP_TO):
-        if category(i) not in ("matched", "drifted", "cancelled"):
-            continue
-        batch.append(
-            Order(
-                brand=brand,
-                order_id=f"RB-{i}",
-                amount=Decimal("100.00"),
-                currency="USD",
-                outcome="tracked",
-                property=prop,
-                page_host=prop.host,
-                creator=creator,
-                received_at=received_at,
-            )
-        )
-        if len(batch) == 5000:
-            _store(batch, creator, Order, Commission, received_at)
-            batch = []
-    if batch:
-        _store(batch, creator, Order, Commission, received_at)
-    _analyze()
-    print(
-        f"{BRAND}: stored {wanted:,} received orders with their commissions in {time.perf_counter() - started:.0f} s"
-    )
-
-
-BYSTANDER_ORDERS = 2_000_000
-
-
-def _bystanders() -> None:
-    """Other brands' orders: in production the orders table is not one brand's, and the planner reads a
-    batch's orders by the unique index (brand, order id) rather than scan them all. One INSERT ... SELECT."""
-    from django.db import connection
-
-    from brands.models import Brand
-
-    other, _ = Brand.objects.get_or_create(name="Reconcile bench bystander")
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM attribution_order WHERE brand_id = %s", [other.pk])
-        have = cursor.fetchone()[0]
-        if have >= BYSTANDER_ORDERS:
-            return
-        started = time.perf_counter()
-        cursor.execute("SET statement_timeout = 0")  # one bulk load; the service's timeout is for requests
-        cursor.execute(
-            """
-            INSERT INTO attribution_order (brand_id, order_id, is_test, amount, currency, is_returning_customer,
-                page_host, outcome, attribution, code_sent, received_at, trace)
-            SELECT %s, 'BY-' || g, false, 50, 'USD', false, '', 'no_attribution', 'none', '',
-                   now() - (g %% 365) * interval '1 day', '[]'::jsonb
-            FROM generate_series(1, %s::integer) AS g
-            ON CONFLICT DO NOTHING
-            """,
-            [other.pk, BYSTANDER_ORDERS],
-        )
-        cursor.execute("RESET statement_timeout")
-    print(f"other brands: {BYSTANDER_ORDERS - have:,} orders in {time.perf_counter() - started:.0f} s")
-
-
-def _analyze() -> None:
-    """Fresh planner statistics, as autovacuum keeps them in production: right after a bulk load the planner
-    would think the brand has a few dozen orders and scan them all for each batch."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        for table in (
-            "attribution_order",
-            "attribution_commission",
-            "attribution_bookrow",
-            "attribution_reconciliation",
-        ):
-            cursor.execute(f"ANALYZE {table}")
-
-
-def _store(orders, creator, Order, Commission, at) -> None:
-    from decimal import Decimal
-
-    stored = Order.objects.bulk_create(orders)
-    Commission.objects.bulk_create(
-        Commission(
-            brand_id=o.brand_id,
-            order=o,
-            creator=creator,
-            order_amount=o.amount,
-            amount=Decimal("10.00"),
-            currency="USD",
-            rate_percent=Decimal("10"),
-            created_at=at,
-            updated_at=at,
-            attribution=o.attribution,
-            is_returning_customer=o.is_returning_customer,
-        )
-        for o in stored
-    )
-
-
-def write_book(path: Path, rows: int, *, prefix: str = "RB", missing_only: bool = False) -> None:
-    """A generic book of `rows` orders, written line by line."""
-    from attribution.models import Click
-
-    clicks = list(Click.objects.filter(brand__name=BRAND).values_list("click_id", flat=True)[:1000])
-    with path.open("w", encoding="utf-8") as out:
-        out.write("order_id,amount,currency,status,code,click_id,ordered_at\n")
-        for i in range(rows):
-            kind = "missing" if missing_only else category(i)
-            order_id, amount, status, code, click = f"{prefix}-{i}", "100.00", "completed", "", ""
-            if kind == "drifted":
-                amount = "80.00"
-            elif kind == "cancelled":
-                status = "refunded"
-            elif kind == "missing":
-                code, click = (
-                    ("BENCH10", "")
-                    if i % 3 == 0
-                    else ("", clicks[i % len(clicks)])
-                    if i % 3 == 1
-                    else ("", "")
-                )
-            elif kind == "invalid":
-                amount = "$100.00"
-            out.write(f"{order_id},{amount},USD,{status},{code},{click},2026-11-{1 + i % 28:02d}T10:00:00Z\n")
-
-
 # --- one measurement per process ------------------------------------------------------------------------
 
 
@@ -241,7 +65,8 @@ def measure_reconcile(rows: int, *, traced: bool) -> dict:
 
     from django.db import connection
 
-    from attribution.reconciliation import matching
+    from attribution.reconciliation import runs
+    from bench.reconcile_world import BRAND, write_book
     from brands.models import Brand
 
     brand = Brand.objects.get(name=BRAND)
@@ -259,7 +84,7 @@ def measure_reconcile(rows: int, *, traced: bool) -> dict:
             tracemalloc.start()
         with path.open("rb") as file, connection.execute_wrapper(count):
             started = time.perf_counter()
-            run = matching.reconcile(brand=brand, file=file, filename=path.name)
+            run = runs.reconcile(brand=brand, file=file, filename=path.name)
             elapsed = time.perf_counter() - started
         peak = tracemalloc.get_traced_memory()[1] if traced else None
         if traced:
@@ -283,7 +108,8 @@ def measure_apply(rows: int) -> dict:
     from django.db.models import Count
 
     from attribution.models import Order
-    from attribution.reconciliation import applying, matching
+    from attribution.reconciliation import applying, runs
+    from bench.reconcile_world import BRAND, write_book
     from brands.models import Brand
 
     brand = Brand.objects.get(name=BRAND)
@@ -293,7 +119,7 @@ def measure_apply(rows: int) -> dict:
         write_book(path, rows, prefix=prefix, missing_only=True)
         with path.open("rb") as file:
             started = time.perf_counter()
-            run = matching.reconcile(brand=brand, file=file, filename=path.name)
+            run = runs.reconcile(brand=brand, file=file, filename=path.name)
             reconciled = time.perf_counter() - started
     started = time.perf_counter()
     applied = applying.apply(run, seconds=3600)
@@ -320,6 +146,7 @@ def child(args) -> None:
         result = measure_reconcile(args.rows, traced=args.traced)
     elif args.measure == "wide":
         from bench.reconcile_wide import measure_wide
+        from bench.reconcile_world import BRAND
 
         result = measure_wide(BRAND, args.mb, args.shape)
     else:
@@ -345,6 +172,7 @@ def main() -> None:
     setup_django(loading=True)
     from django.core.management import call_command
 
+    from bench.reconcile_world import ensure_world
     from bench.world import ensure_database
 
     ensure_database(os.environ["DATABASE_URL"])

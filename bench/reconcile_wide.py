@@ -32,7 +32,7 @@ def measure_wide(brand_name: str, mb: int, shape: str) -> dict:
     measure."""
     import tracemalloc
 
-    from attribution.reconciliation import matching
+    from attribution.reconciliation import runs
     from attribution.reconciliation.books.errors import BookError
     from brands.models import Brand
 
@@ -45,7 +45,7 @@ def measure_wide(brand_name: str, mb: int, shape: str) -> dict:
         refusal = ""
         with path.open("rb") as file:
             try:
-                matching.reconcile(brand=brand, file=file, filename=path.name)
+                runs.reconcile(brand=brand, file=file, filename=path.name)
             except BookError as exc:
                 refusal = exc.message
         elapsed = time.perf_counter() - started

@@ -1,7 +1,6 @@
 """Account managers run brands, properties, platform connections, developer keys, creators, codes and
 shoppers here."""
 
-from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -29,6 +28,7 @@ from .models import (
     Property,
     UserSettings,
 )
+from .shopper_email import KnownShopperForm
 
 # The library registers its own key model; ours carries the brand, so only ours is shown.
 admin.site.unregister(APIKey)
@@ -320,39 +320,6 @@ class DiscountCodeAdmin(admin.ModelAdmin):
     def tracking(self, obj):
         # Words, as for keys: a green tick beside "blacklisted" read as "fine".
         return "excluded (blacklisted)" if obj.is_blacklisted else "tracked"
-
-
-class KnownShopperForm(forms.ModelForm):
-    """Takes the shopper's email address and keeps only its hash (docs/decisions.md, "Known shoppers")."""
-
-    email = forms.EmailField(required=False, help_text="Hashed on save; the address itself is never stored.")
-
-    class Meta:
-        model = KnownShopper
-        fields = ["brand", "creator"]
-
-    def clean(self):
-        cleaned = super().clean()
-        email, brand = cleaned.get("email"), cleaned.get("brand")
-        if not self.instance.pk and not email:
-            self.add_error("email", "Enter the shopper's email address.")
-        # email_hash is not a form field, so the model's unique check skips it: ask here.
-        if (
-            email
-            and brand
-            and (
-                KnownShopper.objects.filter(brand=brand, email_hash=hash_email(email))
-                .exclude(pk=self.instance.pk)
-                .exists()
-            )
-        ):
-            self.add_error("email", "This shopper is already registered at this brand.")
-        return cleaned
-
-    def save(self, commit=True):
-        if self.cleaned_data.get("email"):
-            self.instance.email_hash = hash_email(self.cleaned_data["email"])
-        return super().save(commit)
 
 
 @admin.register(KnownShopper)

@@ -7,7 +7,7 @@ validation, its title and the connection forms' choices (brands.forms: the admin
 this list; nothing here imports upward.
 
 A platform told here has a `name`, a `title` and a `shop_domain_problem(domain) -> str` (what is wrong with a
-shop's domain for it, empty when nothing is): attribution.platforms.plugin.Platform.
+shop's domain for it, empty when nothing is): attribution.platforms.notice.Platform.
 """
 
 import re

@@ -28,4 +28,4 @@ timeout = 30
 graceful_timeout = 30
 keepalive = 5
 control_socket_disable = True  # the runtime control socket is not used; nothing should listen on it
-accesslog = None  # the service writes its own JSON line per API request (attribution.api.middleware)
+accesslog = None  # the service writes its own JSON line per API request (attribution.http.middleware)

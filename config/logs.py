@@ -13,7 +13,7 @@ def logging_settings(level: str) -> dict:
                 "()": "pythonjsonlogger.json.JsonFormatter",
                 "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
             },
-            "request_line": {"()": "attribution.api.middleware.RequestLineFormatter"},
+            "request_line": {"()": "attribution.http.middleware.RequestLineFormatter"},
         },
         "handlers": {
             "console": {"class": "logging.StreamHandler", "formatter": "json"},
@@ -28,6 +28,10 @@ def logging_settings(level: str) -> dict:
             "django.request": {"level": "ERROR"},
             "django.utils.autoreload": {"level": "WARNING"},
             "axes": {"level": "WARNING"},
+            # httpx logs every URL it calls at INFO: a WooCommerce call may carry its keys in the query
+            # (attribution.platforms.apis.woocommerce), and a credential is never logged.
+            "httpx": {"level": "WARNING"},
+            "httpcore": {"level": "WARNING"},
             # The task runner says every scheduled run at INFO; its results are in the admin instead.
             "django-q": {"level": "WARNING"},
         },

@@ -107,14 +107,14 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "attribution.api.middleware.RequestIdMiddleware",
+    "attribution.http.middleware.RequestIdMiddleware",
     # Before the session and sign-in, whose reads it routes (config/db/router.py); idle without a replica.
     "config.db.router.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # The health pages and the admin plan each statement for its own brand (config/db/plans.py).
     "config.db.plans.CustomPlansMiddleware",
-    "attribution.api.middleware.BrowserCallersMiddleware",
+    "attribution.http.middleware.BrowserCallersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -130,12 +130,12 @@ MIDDLEWARE = [
 # for checkout pages, and the host check (CommonMiddleware's, without its redirects). Sessions, CSRF, sign-in, messages, time zones, lockout and CSP
 # serve people on pages; the API has no cookies, forms or HTML, and skips them.
 API_MIDDLEWARE = [
-    "attribution.api.middleware.RequestIdMiddleware",
+    "attribution.http.middleware.RequestIdMiddleware",
     # Before the session and sign-in, whose reads it routes (config/db/router.py); idle without a replica.
     "config.db.router.ReplicaReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "attribution.api.middleware.BrowserCallersMiddleware",
-    "attribution.api.middleware.APIHostMiddleware",
+    "attribution.http.middleware.BrowserCallersMiddleware",
+    "attribution.http.middleware.APIHostMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -248,7 +248,7 @@ WOOCOMMERCE_APP_NAME = env("WOOCOMMERCE_APP_NAME", default="Creator attribution"
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["attribution.api.access.AnswerRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["attribution.http.access.AnswerRenderer"],
     "DEFAULT_PARSER_CLASSES": ["attribution.parsing.StrictJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
@@ -259,7 +259,7 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 
-# ("N/s|m|h|d", attribution/api/throttles.py) Order confirmation per client address and brand: a brand's server
+# ("N/s|m|h|d", attribution/http/throttles.py) Order confirmation per client address and brand: a brand's server
 # sending a flash sale's 100 orders a second from one address fits with room to spare. Cancel, update and
 # read per developer key. Refused authentication (no key, a bad or revoked one) per client address.
 API_THROTTLE_RATES = {
@@ -267,7 +267,7 @@ API_THROTTLE_RATES = {
     "developer_key": env("THROTTLE_DEVELOPER_KEY", default="6000/min"),
     "refused_authentication": env("THROTTLE_REFUSED_AUTHENTICATION", default="30/min"),
     # Order confirmations of no brand (unresolved_domain...) stored per address; beyond, counted per host and
-    # hour (attribution.api.throttles.keep_brandless_event).
+    # hour (attribution.http.throttles.keep_brandless_event).
     "brandless_events": env("THROTTLE_BRANDLESS_EVENTS", default="60/min"),
     # Platform deliveries refused before they are trusted (a signature that does not match, a body over the
     # limit), stored in the connection's brand's log a few an hour; beyond, counted per connection and hour
@@ -289,7 +289,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "attribution.api.schema.order_confirmation_component",
-        "attribution.api.answers.request_line_limit",
+        "attribution.http.answers.request_line_limit",
     ],
 }
 
@@ -311,7 +311,7 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # Browsers post order confirmations from brands' own origins (docs/decisions.md, "Browser callers"), any
-# origin and without credentials (attribution.api.middleware.BrowserCallersMiddleware); nothing else is CORS.
+# origin and without credentials (attribution.http.middleware.BrowserCallersMiddleware); nothing else is CORS.
 CORS_URLS_REGEX = r"^/api/order_confirmation/?$"
 CORS_ALLOW_METHODS = ("POST", "OPTIONS")
 # A page may pass its own X-Request-ID to follow an event, and read the one it was given.

@@ -17,8 +17,8 @@ from django.core.management import call_command
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from attribution.api.throttles import prune_counters
 from attribution.billing.writers import lock_due_commissions
+from attribution.http.throttles import prune_counters
 from attribution.models import Reconciliation
 from attribution.reconciliation import applying
 from attribution.replay import replay_all

@@ -1,31 +1,37 @@
-"""Tracking health pages (docs/decisions.md, "Tracking health pages"). New pages of the brand area add a path here and a link in
-templates/base.html's nav."""
+"""Tracking health pages (docs/decisions.md, "Tracking health pages"). Each page (or family of pages) is a
+package of health.pages holding its views, queries and forms; a new page adds a package, a path here and a
+link in templates/base.html's nav."""
 
 from django.urls import path
 
-from health.pages import account, creators, events, order, portfolio, reconcile, review, setup, statements
-from health.pages import alerts as alert_pages
-from health.pages.platform_connect import (
-    shopify_callback,
-    shopify_connect,
-    woocommerce_connect,
-    woocommerce_return,
-)
+from health.pages.account import views as account
+from health.pages.alerts import views as alert_pages
+from health.pages.creators import views as creators
+from health.pages.events import views as events
+from health.pages.order import views as order
+from health.pages.overview import views as overview
+from health.pages.portfolio import views as portfolio
+from health.pages.reconcile import views as reconcile
+from health.pages.review import views as review
+from health.pages.setup import connect as connect_shop
+from health.pages.setup import views as setup
+from health.pages.statements import views as statements
 from health.pages.sync import views as sync_pages
 
 app_name = "health"
 
 urlpatterns = [
-    path("", events.overview, name="overview"),
+    path("", overview.overview, name="overview"),
     path("events/", events.events, name="events"),
     path("events/<int:pk>/", events.event, name="event"),
     path("export.csv", events.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
     # Connecting a shop with its platform's consent (issue 47: Shopify OAuth, WooCommerce's key handover).
-    path("setup/shopify/connect", shopify_connect, name="shopify_connect"),
-    path("setup/shopify/callback", shopify_callback, name="shopify_callback"),
-    path("setup/woocommerce/connect", woocommerce_connect, name="woocommerce_connect"),
-    path("setup/woocommerce/return", woocommerce_return, name="woocommerce_return"),
+    path("setup/connect", connect_shop.connect_continue, name="connect_continue"),
+    path("setup/shopify/connect", connect_shop.shopify_connect, name="shopify_connect"),
+    path("setup/shopify/callback", connect_shop.shopify_callback, name="shopify_callback"),
+    path("setup/woocommerce/connect", connect_shop.woocommerce_connect, name="woocommerce_connect"),
+    path("setup/woocommerce/return", connect_shop.woocommerce_return, name="woocommerce_return"),
     path("account/", account.account, name="account"),
     path("statements/", statements.statements, name="statements"),
     path("statements/<int:pk>/", statements.statement, name="statement"),

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
-from attribution.review.config import forget as forget_reviews
+from attribution.review.settings_copy import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from health.pages import concurrent_reads
 from tests import factories

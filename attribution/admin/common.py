@@ -19,12 +19,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class AdjustmentDisplay:
-    """Adjustment amounts in the currency's minor units, and the order they belong to."""
-
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return f"{in_minor_units(obj.amount, obj.currency)} {obj.currency}"
+class CommissionColumns:
+    """The order (a link to its commission) and the creator of a row that belongs to a commission: an
+    adjustment, a hold."""
 
     @admin.display(description="order")
     def order_link(self, obj):
@@ -34,6 +31,14 @@ class AdjustmentDisplay:
     @admin.display(description="creator")
     def creator(self, obj):
         return obj.commission.creator.name
+
+
+class AdjustmentDisplay(CommissionColumns):
+    """Adjustment amounts in the currency's minor units, and the order they belong to."""
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return f"{in_minor_units(obj.amount, obj.currency)} {obj.currency}"
 
     @admin.display(description="statement")
     def statement_month(self, obj):

@@ -5,12 +5,10 @@ time or in bulk, with a note, through attribution.review.decisions (the holds ar
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
-from django.urls import reverse
-from django.utils.html import format_html
 
 from ..models import CommissionHold, ReviewFlag, ReviewSettings
 from ..review import decisions
-from .common import ReadOnlyAdmin
+from .common import CommissionColumns, ReadOnlyAdmin
 
 
 @admin.register(ReviewSettings)
@@ -55,7 +53,7 @@ class DecisionForm(ActionForm):
 
 
 @admin.register(CommissionHold)
-class CommissionHoldAdmin(ReadOnlyAdmin):
+class CommissionHoldAdmin(CommissionColumns, ReadOnlyAdmin):
     list_display = ["order_link", "brand", "creator", "rule", "detail", "held_at", "decision", "decided_at"]
     list_filter = ["decision", "rule", "brand"]
     list_select_related = ["brand", "commission__order", "commission__creator"]
@@ -67,15 +65,6 @@ class CommissionHoldAdmin(ReadOnlyAdmin):
     def has_change_permission(self, request, obj=None):
         # The actions decide; the rows themselves are never edited here.
         return request.user.has_perm("attribution.change_commissionhold") and obj is None
-
-    @admin.display(description="order")
-    def order_link(self, obj):
-        url = reverse("admin:attribution_commission_change", args=[obj.commission_id])
-        return format_html('<a href="{}">{}</a>', url, obj.commission.order.order_id)
-
-    @admin.display(description="creator")
-    def creator(self, obj):
-        return obj.commission.creator.name
 
     def _decide(self, request, queryset, decision: str):
         who = decisions.Who(via=CommissionHold.Via.ADMIN, user=request.user)

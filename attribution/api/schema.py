@@ -8,7 +8,6 @@ the outcome codes it can carry), the examples, and the tags.
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from attribution.api.answers import KEYED, REQUEST_ID, RETRY_AFTER, answer
 from attribution.contract import examples
 from attribution.contract.serializers import (
     AmountUpdateSerializer,
@@ -16,10 +15,11 @@ from attribution.contract.serializers import (
     OrderConfirmationSerializer,
     OrderReadSerializer,
 )
+from attribution.http.answers import KEYED, REQUEST_ID, RETRY_AFTER, answer
 from attribution.models import Rule
 from attribution.orders.trace import Signal, StepResult
 from attribution.outcomes import OUTCOMES, Outcome
-from attribution.review.contract import ReviewSerializer
+from attribution.review.decision_fields import ReviewSerializer
 
 EVENTS = "Order events"
 READ_API = "Read API"

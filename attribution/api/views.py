@@ -16,25 +16,25 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attribution import changes, selectors
-from attribution.api import schema, throttles
-from attribution.api.access import AlwaysJSON, KeyRequired
+from attribution.api import schema
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import faults
+from attribution.http import throttles
+from attribution.http.access import AlwaysJSON, KeyRequired
 from attribution.orders.confirmation import confirm_order
-from attribution.orders.hosts import brand_id_of_order_event
+from attribution.orders.event_brand import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
 from attribution.outcomes.endpoints import Endpoint
 from attribution.parsing import (
     EMPTY_BODY,
     BodyTooLarge,
-    FieldError,
     StrictJSONParser,
     holds_unstorable_text,
-    parse_order_id,
     read_chunked_body,
+    shown_order_id,
 )
 from brands.auth import DeveloperKeyAuthentication
-from health.log.recording import Receipt
+from health.log.writer import FAULTS, Receipt
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class EventView(APIView):
         raise NotImplementedError
 
     def _receipt(self, request) -> Receipt:
-        """The request as its outcome row keeps it, whatever the result (health.log.recording.Receipt)."""
+        """The request as its outcome row keeps it, whatever the result (health.log.writer.Receipt)."""
         key = getattr(request, "event_key", None)
         return Receipt(
             endpoint=self.endpoint,
@@ -199,33 +199,25 @@ class EventView(APIView):
         if not result.order_id and isinstance(data, dict):
             result.order_id = _order_id_for_log(data)
         if result.outcome == Outcome.RATE_LIMITED and not getattr(request._request, "record_refusal", True):
-            return  # one refusal per limit window is recorded (attribution.api.throttles)
+            return  # one refusal per limit window is recorded (attribution.http.throttles)
         receipt = self._receipt(request)
         event = receipt.event(result)
         if not throttles.keep_event_row(request, result, data, endpoint=self.endpoint, at=event.received_at):
             return  # an order confirmation of no brand over its address's limit: counted per host instead
-        failed = result.outcome in (Outcome.INSERT_FAILED, Outcome.HANDLER_ERROR)
-        kept = (
-            failed
-            and self.replayable
-            and faults.keep_for_replay(
+        if result.outcome in FAULTS and self.replayable:
+            faults.spool_and_record(
                 event,
                 body=getattr(request, "raw_body", b"") or b"",
                 authorization=request.META.get("HTTP_AUTHORIZATION", ""),
                 brand_id=result.brand_id,
-                answered=str(result.outcome),
             )
-        )
-        faults.record_or_keep(event, kept_for_replay=kept)
+        else:
+            faults.record_or_keep(event)
 
 
 def _order_id_for_log(data: dict) -> str:
-    for name in ("orderId", "order_id"):
-        try:
-            return parse_order_id(data.get(name))
-        except FieldError:
-            continue
-    return ""
+    """The order id the body names (an order confirmation's orderId, a change's order_id), as shown."""
+    return next(filter(None, (shown_order_id(data.get(name)) for name in ("orderId", "order_id"))), "")
 
 
 @extend_schema(methods=["POST"], **schema.ORDER_CONFIRMATION)

@@ -1,6 +1,7 @@
-"""A fault on our side (insert_failed, handler_error), whichever way in it met: the event API's views and the
-storefront platforms' receiver both keep the request in the spool for the replay (attribution.durability.spool), then
-write its outcome row, which is kept in the spool too when the database cannot take it.
+"""A fault on our side (insert_failed, handler_error), whichever way in it met: the one fault → spool → record
+path (`spool_and_record`). The event API's views and the storefront platforms' receiver both keep the request in
+the spool for the replay (attribution.durability.spool), then write its outcome row, which is kept in the spool
+too when the database cannot take it (`record_or_keep`, which any other row the database could not take takes too).
 """
 
 import logging
@@ -8,12 +9,38 @@ import logging
 from django.db import DatabaseError
 
 from attribution.durability import spool
-from health.log.recording import EventRecord, record
+from health.log.writer import EventRecord, record
 
 logger = logging.getLogger(__name__)
 
 
-def keep_for_replay(
+def spool_and_record(
+    event: EventRecord,
+    *,
+    body: bytes,
+    brand_id: int | None,
+    authorization: str = "",
+    notice: dict | None = None,
+    row_when_not_kept: bool = True,
+) -> bool:
+    """A fault on our side (`event`'s outcome, as answered): keep the request for the replay, then write its
+    outcome row, which the replay resolves. False when the spool could not keep the request: its row is then
+    written as any other, unless `row_when_not_kept` is False (a platform's receiver answers 503 then, and the
+    platform sends the delivery again)."""
+    kept = _keep_for_replay(
+        event,
+        body=body,
+        brand_id=brand_id,
+        answered=event.outcome,
+        authorization=authorization,
+        notice=notice,
+    )
+    if kept or row_when_not_kept:
+        record_or_keep(event, kept_for_replay=kept)
+    return kept
+
+
+def _keep_for_replay(
     event: EventRecord,
     *,
     body: bytes,
@@ -43,7 +70,7 @@ def keep_for_replay(
     return True
 
 
-def record_or_keep(event: EventRecord, *, kept_for_replay: bool) -> None:
+def record_or_keep(event: EventRecord, *, kept_for_replay: bool = False) -> None:
     """Write the outcome row. When the database cannot take it, the row waits in the spool, unless the request
     itself does (kept for replay): its replay records its real outcome."""
     try:

@@ -10,7 +10,7 @@ What a file keeps: the body as the outcome log keeps it, every shopper's address
 (brands.privacy), and never the Authorization header: a spooled cancel or update keeps the key's prefix
 and SHA-512 hash, which is what the key table stores, so the key can be checked again on replay. A
 storefront platform's delivery, verified on arrival, keeps no signature: it keeps the delivery as the
-service read it (attribution.platforms.notices.OrderNotice), which replay runs.
+service read it (attribution.platforms.notice.OrderNotice), which replay runs.
 
 No page reads the directory: each replay run leaves a count of what still waits (SpoolBacklog), and
 `backlog()` / `pending_count()` read that and the dead letters from the database.
@@ -55,7 +55,7 @@ class SpooledEntry:
     attempts: int = 0  # replay runs that failed on it while the database answered
     document: dict = field(default_factory=dict, repr=False)
     event: dict | None = (
-        None  # a platform's delivery as read on arrival (attribution.platforms.notices.OrderNotice)
+        None  # a platform's delivery as read on arrival (attribution.platforms.notice.OrderNotice)
     )
     # An order confirmation's customer_email was at a throwaway domain: the verdict taken on arrival, since the
     # body keeps only the address's hash (the disposable_email review rule, attribution.review).

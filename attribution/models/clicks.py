@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from attribution.outcomes.texts import say
 from brands.hosts import normalize_host
 from brands.models import Brand, Creator, DiscountCode, Property
 
@@ -36,7 +37,7 @@ class Click(models.Model):
         indexes = [
             # Admin and reports: a brand's clicks, newest first.
             models.Index(fields=["brand", "-clicked_at"], name="click_brand_time_idx"),
-            # The Creators page (health.pages.creator_queries.creator_table): a brand's clicks of a period
+            # The Creators page (health.pages.creators.queries.creator_table): a brand's clicks of a period
             # counted per creator, read from the index alone (tens of thousands of clicks a month).
             models.Index(
                 fields=["brand", "clicked_at"], include=["creator"], name="click_creator_period_idx"
@@ -102,18 +103,18 @@ class CreatorLink(models.Model):
         errors = {}
         self.code = (self.code or "").strip().lower()
         if not self.code:
-            errors["code"] = "Enter a code."
+            errors["code"] = say("link.no_code")
         host_error = self._destination_error()
         if host_error:
             errors["destination_url"] = host_error
         if self.brand_id is not None:
             if self.creator_id is not None and self.creator.brand_id != self.brand_id:
-                errors["creator"] = "The creator belongs to another brand."
+                errors["creator"] = say("link.creator_of_other_brand")
             code = self.discount_code if self.discount_code_id is not None else None
             if code is not None and code.brand_id != self.brand_id:
-                errors["discount_code"] = "The discount code belongs to another brand."
+                errors["discount_code"] = say("link.code_of_other_brand")
             elif code is not None and code.creator_id is not None and code.creator_id != self.creator_id:
-                errors["discount_code"] = "The discount code is registered to another creator."
+                errors["discount_code"] = say("link.code_of_other_creator")
         if errors:
             raise ValidationError(errors)
 
@@ -124,19 +125,16 @@ class CreatorLink(models.Model):
         try:
             parts = urlsplit(self.destination_url)
         except ValueError:
-            return "Enter a valid URL."
+            return say("link.invalid_url")
         if parts.scheme not in ("http", "https"):
-            return "The destination must be an http:// or https:// address."
+            return say("link.not_http")
         if parts.username or parts.password:
-            return "The destination must not carry a user name or password."
+            return say("link.credentials")
         host = normalize_host(self.destination_url)
         if not host:
-            return "The destination has no usable host name."
+            return say("link.no_host")
         if self.brand_id is None:
             return None  # the brand field's own error says it
         if not Property.objects.filter(brand_id=self.brand_id, host=host).exists():
-            return (
-                f"{host} is not a registered property of {self.brand}. "
-                "Fix: register it as a property of the brand first, or link to one of its registered hosts."
-            )
+            return say("link.not_a_property", host=host, brand=self.brand)
         return None

@@ -5,7 +5,7 @@ from django.db import models
 from django.utils import timezone
 
 from brands.models import Brand, Creator
-from config.lib.statements import Row, write_guarded
+from config.lib.sql import Row, write_guarded
 
 from .orders import Attribution, Order
 
@@ -116,7 +116,7 @@ class Commission(models.Model):
         ]
         indexes = [
             # A brand's commissions of a period, live and test apart: the Creators page and the portfolio
-            # (health.pages.creator_queries), the review figures (attribution.review.figures), the admin.
+            # (health.pages.creators.queries), the review figures (attribution.review.figures), the admin.
             # Commissions are written in time order, so a period's rows sit together in the table.
             models.Index(fields=["brand", "is_test", "created_at"], name="commission_brand_time_idx"),
             # lock_commissions: pending live commissions in id order (a small part of the table).
@@ -141,7 +141,7 @@ class Commission(models.Model):
         self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None, alongside=()
     ) -> None:
         """The one way a commission changes state: check the move against TRANSITIONS, then write it with its
-        CommissionStateChange row, and the `alongside` rows (config.lib.statements.Row: the outcome row of
+        CommissionStateChange row, and the `alongside` rows (config.lib.sql.Row: the outcome row of
         the request that moved it), all or nothing (one statement on PostgreSQL).
 
         The UPDATE applies only while the row is still as this instance was read (its state and its last

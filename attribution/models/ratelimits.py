@@ -1,4 +1,4 @@
-"""The throttles' counters (attribution.api.throttles) when no shared cache is configured."""
+"""The throttles' counters (attribution.http.throttles) when no shared cache is configured."""
 
 from django.db import models
 

@@ -54,7 +54,7 @@ def default_coupon_domains() -> str:
 
 class ReviewSettings(models.Model):
     """One brand's review rules: which are on, their thresholds, and how long a hold may wait. A brand
-    without a row gets the defaults (attribution.review.config), whose reasons are in docs/review.md."""
+    without a row gets the defaults (attribution.review.settings_copy), whose reasons are in docs/review.md."""
 
     brand = models.OneToOneField(Brand, on_delete=models.CASCADE, related_name="review_settings")
     self_referral = models.BooleanField(default=True, help_text="Hold an order whose shopper is the creator.")

@@ -13,15 +13,15 @@ from datetime import datetime
 from django.db import DatabaseError
 
 from brands.resolution import Resolution, resolve_host
-from health.log.recording import Receipt
+from health.log.writer import Receipt
 
 from ..contract.serializers import OrderConfirmationSerializer
 from ..models import Order
 from ..outcomes import Outcome, Result, say
 from ..parsing import shown_order_id
-from . import hosts, joins, store
+from . import event_brand, joins, store
 from .decision import Decision, Fields, decide, message, rows_to_store
-from .signals import Lookups
+from .lookups import Lookups
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def _judge(
     if not isinstance(payload, dict):
         return Result(Outcome.INVALID_PARAMS, say("order.not_an_object")), None
 
-    resolution = hosts.resolve_event(payload)
+    resolution = event_brand.resolve_event(payload)
     brand = resolution.brand
     result = Result(
         Outcome.INVALID_PARAMS,
@@ -104,11 +104,11 @@ def _judge(
     result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
     if (
         via_platform
-    ):  # issue 38: only a platform's order names a referring site (attribution.platforms.recording)
+    ):  # issue 38: only a platform's order names a referring site (attribution.platforms.record)
         fields.referring_site = _referring_site(payload)
 
     if brand is None:
-        return result.set(Outcome.UNRESOLVED_DOMAIN, hosts.unresolved_text(payload, resolution)), None
+        return result.set(Outcome.UNRESOLVED_DOMAIN, event_brand.unresolved_text(payload, resolution)), None
 
     decision = decide(
         brand=brand,
@@ -207,6 +207,6 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
 
 
 def _referring_site(payload: dict) -> str:
-    """The referring site a platform's order names (attribution.platforms.recording puts it in the payload)."""
+    """The referring site a platform's order names (attribution.platforms.record puts it in the payload)."""
     site = payload.get("referring_site")
     return site[:2048] if isinstance(site, str) else ""

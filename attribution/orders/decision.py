@@ -18,7 +18,7 @@ from ..outcomes import Outcome, say
 from ..review import holds as review_holds
 from ..review.runner import review_decision
 from . import trace as why
-from .signals import Lookups
+from .lookups import Lookups
 
 
 @dataclass

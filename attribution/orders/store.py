@@ -7,7 +7,7 @@ commit carry the event, where separate statements took two to six and two commit
 A repeat stores nothing of its order: its outcome row follows in a statement of its own, so the answer to
 a repeat is made only for a repeat (made ready for every order, it cost ~35k instructions each).
 Elsewhere (SQLite, the zero-setup default; not for PostgreSQL, whose transaction a refused INSERT would
-abort) the same rows go in one transaction through config.lib.statements. Both paths run the same tests; duplicates and races are proven on PostgreSQL.
+abort) the same rows go in one transaction through config.lib.sql. Both paths run the same tests; duplicates and races are proven on PostgreSQL.
 """
 
 import dataclasses
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 
 from brands.privacy import redact_value
-from config.lib.statements import Columns, InsertStatement
+from config.lib.sql import Columns, InsertStatement
 from health.log.models import OutcomeEvent
-from health.log.recording import EventRecord, record, row_values
+from health.log.writer import EventRecord, record, row_values
 
 from ..models import Commission, Order, PlatformDelivery
 from ..outcomes import Outcome, Result, say
@@ -95,7 +95,7 @@ _FROM_ORDER = {
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
 _EVENT = Columns(OutcomeEvent, "e_")
-# A platform's delivery id, claimed with the order it brings (attribution.platforms.receiving's one-statement path).
+# A platform's delivery id, claimed with the order it brings (attribution.platforms.record's one-statement path).
 _DELIVERY = Columns(
     PlatformDelivery,
     "p_",

@@ -11,8 +11,8 @@ from ..outcomes import Outcome, Result
 from ..parsing import loads_strict
 from .confirmation import parse_confirmation
 from .decision import decide
-from .hosts import resolve_event
-from .signals import Lookups
+from .event_brand import resolve_event
+from .lookups import Lookups
 
 
 def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:
@@ -33,6 +33,16 @@ def decide_payload_again(
 ) -> tuple[str, list[dict]] | None:
     """What-if of an order confirmation's fields (or a platform's order read into them): its outcome and trace
     at `at`. Reads only; None when it no longer resolves to a brand or fails the field rules."""
+    decided = _decided(payload, at=at, lookups=lookups, via_platform=via_platform)
+    if decided is None:
+        return None
+    _, _, decision = decided
+    return str(decision.outcome), decision.trace
+
+
+def _decided(payload: dict, *, at: datetime, lookups: Lookups | None, via_platform: bool = False):
+    """The brand's resolution, the fields and the decision `payload` gets at `at` (reads only); None when it
+    does not resolve to a brand or fails the field rules."""
     resolution = resolve_event(payload)
     if resolution.brand is None:
         return None
@@ -47,7 +57,7 @@ def decide_payload_again(
         lookups=lookups,
         via_platform=via_platform,
     )
-    return str(decision.outcome), decision.trace
+    return resolution, fields, decision
 
 
 @dataclass(frozen=True)
@@ -64,15 +74,10 @@ def would_earn(payload: dict, *, at: datetime, lookups: Lookups | None = None) -
     """The decision an order confirmation `payload` would get at `at` under today's rules, and the
     commission it would create: reads only. None when it does not resolve to a brand or fails the field
     rules (the caller says why)."""
-    resolution = resolve_event(payload)
-    if resolution.brand is None:
+    decided = _decided(payload, at=at, lookups=lookups)
+    if decided is None:
         return None
-    fields = parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
-    if fields is None:
-        return None
-    decision = decide(
-        brand=resolution.brand, resolution=resolution, fields=fields, received_at=at, lookups=lookups
-    )
+    resolution, fields, decision = decided
     amount = None
     if decision.outcome == Outcome.TRACKED:
         rate = resolution.brand.rate_for(is_returning_customer=fields.is_returning_customer)

@@ -1,5 +1,5 @@
 """Every outcome code with its HTTP status, a plain-language label for the health pages and the fix a brand
-can apply (as an order confirmation answers it; attribution.outcomes.labels holds what differs by endpoint).
+can apply (as an order confirmation answers it; attribution.outcomes.endpoints holds what differs by endpoint).
 No database here.
 """
 

@@ -112,6 +112,75 @@ TEXTS: dict[str, str] = {
     "platform.not_an_order": "The body is not an order object.",
     "platform.ping": "Webhook {webhook} reached the service. Deliveries are verified with the connection's secret.",
     "platform.recorded": "{text} (Recorded from {platform}.)",
+    # a creator link's checks (attribution.models.clicks.CreatorLink.clean: the admin's form shows them)
+    "link.no_code": "Enter a code.",
+    "link.creator_of_other_brand": "The creator belongs to another brand.",
+    "link.code_of_other_brand": "The discount code belongs to another brand.",
+    "link.code_of_other_creator": "The discount code is registered to another creator.",
+    "link.invalid_url": "Enter a valid URL.",
+    "link.not_http": "The destination must be an http:// or https:// address.",
+    "link.credentials": "The destination must not carry a user name or password.",
+    "link.no_host": "The destination has no usable host name.",
+    "link.not_a_property": "{host} is not a registered property of {brand}. Fix: register it as a property of the "
+    "brand first, or link to one of its registered hosts.",
+    # a reconciliation's book that cannot be read (attribution.reconciliation.books, its upload)
+    "book.too_large": "The file is larger than {mb} MB. Fix: upload it in parts, a month at a time.",
+    "book.too_many_rows": "The file has more than {rows:,} rows. Fix: upload it in parts, a month at a time.",
+    "book.not_csv": "Line {line} cannot be read as CSV: {problem}.",
+    "book.too_wide": "Line {line} has {columns:,} columns; a book has at most {most}. "
+    "Fix: export only the orders' columns.",
+    "book.line_too_long": "Line {line} is longer than 1 MB. Fix: export the orders again; a book's line holds one "
+    "order's columns.",
+    "book.not_utf8": "Line {line} is not UTF-8 text. Fix: save the file as CSV UTF-8 (with or without a BOM).",
+    "book.empty": "The file is empty. Fix: upload a CSV file whose first line names the columns.",
+    "book.map_too_long": "{field} is longer than {most} characters. Fix: name the column as the file's header does.",
+    "book.map_unknown": "{field} is not a field of a book. Fix: map {fields}.",
+    "book.map_twice": "The column {column} is mapped to both {other} and {name}. Fix: map each column to one field.",
+    "book.map_missing": "The header has no column {column} ({field}). Fix: map a column the file has: {columns}.",
+    "book.woocommerce_missing": "The WooCommerce export has no {label} column. Fix: map the column that holds the "
+    "{what}.",
+    "book.missing": "The header has no {missing} column. Fix: map the file's columns that hold {them}, name the "
+    "columns order_id, amount and currency (optional: status, code, click_id, ordered_at, test), or upload "
+    "Shopify's or a WooCommerce orders export as it comes.",
+    "book.amount_column": "amount_column must be subtotal or total.",
+    "book.shopify_missing": "The Shopify export has no {label} column.",
+    "book.order_id_column": "order_id_column must be id or name for a Shopify export.",
+    "book.shopify_no_id": "The Shopify export has no Id column. Fix: export with every column, or use name.",
+    "book.multipart_unreadable": "The multipart body cannot be read ({problem}). Fix: send the CSV in the field "
+    "named file, or as the body with Content-Type text/csv.",
+    "book.no_file": "Send the CSV in the multipart field named file, or as the body with Content-Type text/csv.",
+    "book.choose_file": "Choose a CSV file to upload.",
+    # a reconciliation's API (attribution.reconciliation.views) and page (health.pages.reconcile)
+    "reconciliation.not_found": "Your brand has no reconciliation {pk}.",
+    "reconciliation.page": "page must be a whole number from 1.",
+    "reconciliation.status": "status must be one of {statuses}.",
+    "reconciliation.apply_failed": "Applying failed on our side; what was applied before stays applied, nothing "
+    "else changed. Apply again to carry on.",
+    "reconciliation.brand_inactive": "This brand is inactive: ask your account manager.",
+    # a book row's category, as the matching says it (attribution.reconciliation.matching)
+    "matching.cancelled_never_received": "Cancelled in the book and never received here: nothing to recover.",
+    "matching.never_received": "Never received: no order confirmation with this order id arrived.",
+    "matching.refused": "An order confirmation arrived on {at} UTC and was refused: {outcome}. Its event page says "
+    "what to fix.",
+    "matching.no_property": "{said} No estimate: the brand has no registered property to judge it on.",
+    "matching.platform_records": "{said} Your storefront platform's integration records your orders: applying "
+    "leaves it to that integration.",
+    "matching.unresolved": "{said} No estimate: the brand's property no longer resolves to it.",
+    "matching.click_not_found": "{said} Its click id matches no click here, so applying would refuse it as an "
+    "order confirmation is refused (click_not_found). Fix: correct the click id in the book, or leave it empty, "
+    "and upload again.",
+    "matching.would_earn": "{said} It would earn a commission of {commission} {currency}.",
+    "matching.would_record": "{said} It would be recorded as {outcome}, without a commission.",
+    "matching.cancelled_commission": "Cancelled in the book; its commission here is {state}.",
+    "matching.not_moved": " A locked or paid commission is not moved by a reconciliation.",
+    "matching.cancelled_none_live": "Cancelled in the book; no live commission here.",
+    "matching.currency_differs": "The book says {book}; the order here is in {here}.",
+    "matching.completed_but_cancelled": "Completed in the book; its commission here was cancelled.",
+    "matching.amount_differs_none_live": "The amount differs ({here} here, {book} in the book); no live commission "
+    "depends on it.",
+    "matching.amount_differs": "The amount differs: {here} {currency} here, {book} {currency} in the book; the "
+    "commission would change by {change} {currency}.",
+    "matching.commission_stays": " Its commission is {state}: a reconciliation does not move it.",
     # a reconciliation's changes (attribution.reconciliation.applying)
     "reconciliation.cancelled": "The commission of order {order_id} was cancelled: the order book cancelled it.",
     "reconciliation.updated": "The commission of order {order_id} now follows the order book's total {total} {currency}.",

@@ -10,10 +10,9 @@ from attribution.models import Commission, Order, PlatformDelivery
 from attribution.money import order_total
 from attribution.outcomes import Outcome, Result, say
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
-from health.log.recording import FAULTS, Receipt
+from health.log.writer import FAULTS, Receipt
 
-from .answers import answered_200, refused, result_of, unreadable
-from .notices import OrderNotice
+from .notice import OrderNotice, answered_200, refused, result_of, unreadable
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The storefront platforms this service receives orders from: the one list (a third platform is a module
 beside shopify.py, added to `register` below). Registering a platform gives it its receiver
-(attribution.platforms.urls), its endpoints in the outcome log (orders, changes, its sync) with their labels
+(attribution.platforms.receiver), its endpoints in the outcome log (orders, changes, its sync) with their labels
 (attribution.outcomes.endpoints), its place among the connections' platforms (brands.known_platforms: the
 connection forms' choices and the connection's check, which brands, below attribution, cannot read here) and
 its part of the setup page (its steps, its test request). attribution.apps loads this module when Django
@@ -13,7 +13,7 @@ from attribution.outcomes import endpoints
 from brands import known_platforms
 
 from . import shopify, woocommerce
-from .plugin import Platform
+from .notice import Platform
 
 # The outcome log's endpoint holds 24 characters: "<name>_change" must fit (so does the connection's column).
 MAX_NAME_LENGTH = 24 - len("_change")

@@ -1,6 +1,7 @@
-"""Shopify as a storefront platform (attribution.platforms.plugin): its order webhooks (Settings →
-Notifications → Webhooks, format JSON; or an app's subscriptions): POST /api/platforms/shopify, signed with X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body), the shop
-named by X-Shopify-Shop-Domain, each delivery by X-Shopify-Webhook-Id (the same on every retry).
+"""Shopify as a storefront platform (attribution.platforms.notice.Platform): its order webhooks (Settings →
+Notifications → Webhooks, format JSON; or an app's subscriptions): POST /api/platforms/shopify, signed with
+X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body, checked here: `Shopify.signature`), the shop named
+by X-Shopify-Shop-Domain, each delivery by X-Shopify-Webhook-Id (the same on every retry).
 
 - orders/create and orders/paid record the order, whichever comes first; the other is `already_received`.
 - orders/updated follows the counted amount, and cancels once the order is cancelled, refunded or voided.
@@ -9,6 +10,8 @@ named by X-Shopify-Shop-Domain, each delivery by X-Shopify-Webhook-Id (the same 
 The order's REST shape is read here and nowhere else (docs/integration.md, "Shopify").
 """
 
+import base64
+import hmac
 from urllib.parse import parse_qsl, urlsplit
 
 from attribution.links import CLICK_ID_NAME, CLICK_ID_PARAM
@@ -16,9 +19,19 @@ from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
 from brands.privacy import hashed
 
-from .notices import Action, PlatformOrder
-from .plugin import Platform, Read, SetupRequest
-from .reading import amount_of, as_list, body_digest, email_kept, flag, moment
+from .notice import (
+    Action,
+    OrderNotice,
+    Platform,
+    PlatformOrder,
+    SetupRequest,
+    amount_of,
+    as_list,
+    body_digest,
+    email_kept,
+    flag,
+    moment,
+)
 
 TOPICS = {
     "orders/create": Action.RECORD,
@@ -68,6 +81,10 @@ class Shopify(Platform):
     shop_header = "HTTP_X_SHOPIFY_SHOP_DOMAIN"
     signature_header = "HTTP_X_SHOPIFY_HMAC_SHA256"
     signature_header_name = "X-Shopify-Hmac-Sha256"
+    # Shopify signs each delivery with the base64 of the HMAC-SHA256 of its raw body under the webhook's
+    # secret (`signature`); the receiver compares it in constant time (Platform.signs).
+    signature_scheme = "HMAC-SHA256"
+    signature_shell = 'printf \'%s\' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64'
     topic_header = "HTTP_X_SHOPIFY_TOPIC"
     delivery_id_header = "HTTP_X_SHOPIFY_WEBHOOK_ID"
     topics = frozenset(TOPICS)
@@ -95,6 +112,10 @@ class Shopify(Platform):
         "It sends a signed <code>orders/create</code> of a test order: counted apart, never billed, and shown in "
         "your events."
     )
+
+    def signature(self, body: bytes, secret: str) -> str:
+        """The signature check's half that is the platform's: the base64 HMAC-SHA256 of the raw body."""
+        return base64.b64encode(hmac.digest(secret.encode(), body, "sha256")).decode()
 
     def shop_domain_problem(self, domain: str) -> str:
         if domain.endswith(".myshopify.com"):
@@ -124,16 +145,19 @@ class Shopify(Platform):
                 holder[name] = hashed(holder[name])
         return kept
 
-    def read(self, *, topic, document, connection) -> Read:
+    def read(self, notice: OrderNotice, *, document, connection) -> OrderNotice:
+        topic = notice.topic
         if not isinstance(document, dict):
-            return Read(TOPICS[topic], refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
+            return notice.asking(
+                TOPICS[topic], refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")]
+            )
         order = read_order(document, connection)
         if TOPICS[topic] == Action.CANCEL and not order.cancelled:
             # The topic header is not signed: a signed orders/create body sent again as orders/cancelled must
             # not cancel. What the body says decides.
             note = say("platform.not_cancelled", order_id=order.order_id, topic=topic)
-            return Read(Action.IGNORE, order, note=note)
-        return Read(TOPICS[topic], order)
+            return notice.asking(Action.IGNORE, order, note=note)
+        return notice.asking(TOPICS[topic], order)
 
     def test_request(self, connection: PlatformConnection) -> SetupRequest:
         """A `test: true` order (counted apart, never billed)."""

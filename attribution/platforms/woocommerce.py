@@ -1,6 +1,7 @@
-"""WooCommerce as a storefront platform (attribution.platforms.plugin): its order webhooks (WooCommerce → Settings → Advanced → Webhooks, API version WP REST v3):
-POST /api/platforms/woocommerce, signed with X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the
-webhook's secret), the site named by X-WC-Webhook-Source, the topic by X-WC-Webhook-Topic.
+"""WooCommerce as a storefront platform (attribution.platforms.notice.Platform): its order webhooks
+(WooCommerce → Settings → Advanced → Webhooks, API version WP REST v3): POST /api/platforms/woocommerce, signed
+with X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the webhook's secret, checked here:
+`WooCommerce.signature`), the site named by X-WC-Webhook-Source, the topic by X-WC-Webhook-Topic.
 
 - order.created and order.updated record the order once it is paid (processing or completed), then follow its
   amount; cancelled or refunded cancels it; any other status (pending, on-hold, failed) is `ignored`.
@@ -13,6 +14,8 @@ second share it: the id kept is the delivery id with the body's digest (a retry 
 The order's REST shape is read here and nowhere else (docs/integration.md, "WooCommerce").
 """
 
+import base64
+import hmac
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -21,9 +24,17 @@ from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
 from brands.privacy import hashed
 
-from .notices import Action, PlatformOrder
-from .plugin import Platform, Read, SetupRequest
-from .reading import as_list, body_digest, email_kept, moment
+from .notice import (
+    Action,
+    OrderNotice,
+    Platform,
+    PlatformOrder,
+    SetupRequest,
+    as_list,
+    body_digest,
+    email_kept,
+    moment,
+)
 
 CLICK_META_KEYS = frozenset(
     {CLICK_ID_NAME, f"_{CLICK_ID_NAME}"}
@@ -71,6 +82,10 @@ class WooCommerce(Platform):
     shop_header = "HTTP_X_WC_WEBHOOK_SOURCE"
     signature_header = "HTTP_X_WC_WEBHOOK_SIGNATURE"
     signature_header_name = "X-WC-Webhook-Signature"
+    # WooCommerce signs each delivery with the base64 of the HMAC-SHA256 of its raw body under the webhook's
+    # secret (`signature`); the receiver compares it in constant time (Platform.signs).
+    signature_scheme = "HMAC-SHA256"
+    signature_shell = 'printf \'%s\' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64'
     topic_header = "HTTP_X_WC_WEBHOOK_TOPIC"
     delivery_id_header = "HTTP_X_WC_WEBHOOK_DELIVERY_ID"
     topics = TOPICS
@@ -98,6 +113,10 @@ class WooCommerce(Platform):
         "pending order proves the signature and records nothing."
     )
 
+    def signature(self, body: bytes, secret: str) -> str:
+        """The signature check's half that is the platform's: the base64 HMAC-SHA256 of the raw body."""
+        return base64.b64encode(hmac.digest(secret.encode(), body, "sha256")).decode()
+
     def delivery_id_of(self, request, body: bytes) -> str:
         return f"{super().delivery_id_of(request, body)[:200]}:{body_digest(body)}"
 
@@ -124,22 +143,27 @@ class WooCommerce(Platform):
             kept["billing"] = {"email": hashed(email)}
         return kept
 
-    def read(self, *, topic, document, connection) -> Read:
+    def read(self, notice: OrderNotice, *, document, connection) -> OrderNotice:
+        topic = notice.topic
         if not isinstance(document, dict):
-            return Read(Action.RECORD, refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")])
+            return notice.asking(
+                Action.RECORD, refusal=[Outcome.INVALID_PARAMS, say("platform.not_an_order")]
+            )
         order = read_order(document, connection)
         if topic == "order.deleted":
             if order.order_id is None:
                 # Its body is only {"id": N}: an order known by its number cannot be found from it.
-                return Read(Action.IGNORE, order, note=say("platform.deleted_by_number"))
+                return notice.asking(Action.IGNORE, order, note=say("platform.deleted_by_number"))
             # Its body proves nothing of the order: only an order this connection delivered is cancelled.
-            return Read(Action.CANCEL, order, own_orders_only=True)
+            return notice.asking(Action.CANCEL, order, own_orders_only=True)
         status = document.get("status")
         if status in PAID:
-            return Read(Action.RECORD if topic == "order.created" else Action.RECORD_OR_FOLLOW, order)
+            return notice.asking(
+                Action.RECORD if topic == "order.created" else Action.RECORD_OR_FOLLOW, order
+            )
         if status in UNDONE:
-            return Read(Action.CANCEL, order)
-        return Read(
+            return notice.asking(Action.CANCEL, order)
+        return notice.asking(
             Action.IGNORE,
             order,
             note=say("platform.ignored_status", order_id=order.order_id, status=status or "without a status"),

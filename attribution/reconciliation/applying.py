@@ -28,9 +28,9 @@ from attribution.money import commission_amount, order_total
 from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import Endpoint
-from config.lib.statements import Row
+from config.lib.sql import Row
 from health.log.models import OutcomeEvent
-from health.log.recording import Receipt, row_values
+from health.log.writer import Receipt, row_values
 
 from .lookups import BookLookups, host_of, order_payload
 from .rows import BATCH

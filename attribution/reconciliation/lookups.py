@@ -5,7 +5,7 @@ from django.db.models import F
 from django.db.models.functions import Lower
 
 from attribution.models import Click
-from attribution.orders.signals import Lookups
+from attribution.orders.lookups import Lookups
 from brands.models import Brand, DiscountCode
 
 

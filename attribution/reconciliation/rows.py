@@ -8,7 +8,7 @@ from decimal import Decimal
 from itertools import islice
 
 from attribution.models import BookRow
-from config.lib.statements import BulkInsert
+from config.lib.sql import BulkInsert
 
 BATCH = 1000
 
@@ -60,7 +60,7 @@ class JudgedRow:
         )
 
 
-# A batch of book rows in one COPY on PostgreSQL (config.lib.statements.BulkInsert).
+# A batch of book rows in one COPY on PostgreSQL (config.lib.sql.BulkInsert).
 write_rows = BulkInsert(
     BookRow,
     [

@@ -3,8 +3,8 @@ answer with its fields, as attribution.reconciliation.summary writes them (docs/
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from attribution.api.answers import KEYED, answer
 from attribution.contract import examples
+from attribution.http.answers import KEYED, answer
 from attribution.models import BookRow, Reconciliation
 from attribution.outcomes import Outcome
 

@@ -20,17 +20,17 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution.api import throttles
-from attribution.api.access import AlwaysJSON, KeyRequired
+from attribution.http import throttles
+from attribution.http.access import AlwaysJSON, KeyRequired
 from attribution.models import Reconciliation
-from attribution.outcomes import Outcome, envelope
+from attribution.outcomes import Outcome, envelope, say
 from attribution.parsing import drain
 from brands.auth import DeveloperKeyAuthentication
 
-from . import applying, matching, schema, summary
+from . import applying, runs, schema, summary
 from .books.columns import MAP_PREFIX, MAX_HEADER_NAME, overlong_map
 from .books.errors import BookError
-from .books.reader import MAX_BYTES
+from .books.reader import MAX_BYTES, too_large
 
 logger = logging.getLogger(__name__)
 
@@ -40,13 +40,6 @@ MULTIPART_OVERHEAD = 64 * 1024  # the form's own bytes around the file
 
 def refusal(text: str, status: int = 400, outcome: Outcome = Outcome.INVALID_PARAMS) -> Response:
     return Response(envelope(success=False, outcome=outcome, text=text), status=status)
-
-
-def too_large() -> BookError:
-    return BookError(
-        f"The file is larger than {MAX_BYTES // (1024 * 1024)} MB. Fix: upload it in parts, a month at a time.",
-        status=413,
-    )
 
 
 @contextmanager
@@ -61,14 +54,9 @@ def received_book(request):
         try:
             upload = request.FILES.get("file")
         except (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent) as exc:
-            raise BookError(
-                f"The multipart body cannot be read ({exc}). Fix: send the CSV in the field named file, or as "
-                "the body with Content-Type text/csv."
-            ) from None
+            raise BookError(say("book.multipart_unreadable", problem=exc)) from None
         if upload is None:
-            raise BookError(
-                "Send the CSV in the multipart field named file, or as the body with Content-Type text/csv."
-            )
+            raise BookError(say("book.no_file"))
         if upload.size > MAX_BYTES:
             raise too_large()
         upload.seek(0)
@@ -85,7 +73,7 @@ def received_book(request):
         yield spooled, request.GET.get("filename", "")
 
 
-def options_of(request) -> matching.Options:
+def options_of(request) -> runs.Options:
     """The upload's options: the query string of a text/csv body, the form's fields of a multipart one.
     Each column_<field> maps a field to a header of the file; an empty one maps nothing."""
     values = request.POST if request.content_type == "multipart/form-data" else request.GET
@@ -93,7 +81,7 @@ def options_of(request) -> matching.Options:
         # The schema's maxLength holds for the value as sent, spaces included.
         if name.startswith(MAP_PREFIX) and len(value) > MAX_HEADER_NAME:
             raise overlong_map(name.removeprefix(MAP_PREFIX)[:40])
-    return matching.Options(
+    return runs.Options(
         order_id_column=(values.get("order_id_column") or "").strip(),
         amount_column=(values.get("amount_column") or "").strip(),
         column_map={
@@ -131,15 +119,12 @@ class _ReconciliationView(KeyRequired, APIView):
 
     @staticmethod
     def not_found(pk) -> Response:
-        return refusal(f"Your brand has no reconciliation {pk}.", 404, Outcome.NOT_FOUND)
+        return refusal(say("reconciliation.not_found", pk=pk), 404, Outcome.NOT_FOUND)
 
     def inactive(self) -> Response | None:
         if self.request.auth.brand_is_active:
             return None
-        return refusal(
-            "The brand of this developer key is inactive. Fix: ask your account manager.",
-            outcome=Outcome.UNRESOLVED_DOMAIN,
-        )
+        return refusal(say("change.brand_inactive"), outcome=Outcome.UNRESOLVED_DOMAIN)
 
 
 class ReconciliationsView(_ReconciliationView):
@@ -158,7 +143,7 @@ class ReconciliationsView(_ReconciliationView):
         key = request.auth
         try:
             with received_book(request._request) as (file, filename):
-                run = matching.reconcile(
+                run = runs.reconcile(
                     brand=key.brand,
                     file=file,
                     filename=filename,
@@ -179,9 +164,9 @@ class ReconciliationView(_ReconciliationView):
         page = request.GET.get("page", "1")
         status = request.GET.get("status")
         if not page.isdigit() or not 1 <= int(page) <= 10_000:
-            return refusal("page must be a whole number from 1.")
-        if status is not None and status not in matching.Status.values:  # given empty: a category it is not
-            return refusal(f"status must be one of {', '.join(matching.Status.values)}.")
+            return refusal(say("reconciliation.page"))
+        if status is not None and status not in runs.Status.values:  # given empty: a category it is not
+            return refusal(say("reconciliation.status", statuses=", ".join(runs.Status.values)))
         rows = run.rows.filter(status=status) if status else run.rows.all()
         return Response(
             {
@@ -210,11 +195,6 @@ class ApplyView(_ReconciliationView):
             )
         except applying.ApplyFailed:
             logger.exception("reconciliation apply failed", extra={"brand_id": run.brand_id})
-            return refusal(
-                "Applying failed on our side; what was applied before stays applied, nothing else changed. "
-                "Apply again to carry on.",
-                500,
-                Outcome.HANDLER_ERROR,
-            )
+            return refusal(say("reconciliation.apply_failed"), 500, Outcome.HANDLER_ERROR)
         body, status = applied_answer(applied)
         return Response(body, status=status)

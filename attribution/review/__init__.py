@@ -3,7 +3,7 @@ inside the order's own decision (attribution.orders), so the order confirmation,
 and the reconciliation's recoveries all meet the same rules.
 
 - rules/: one module per rule, each a pure judgement of a `Case` (what the decision already has) and the
-  brand's `Review` (config), at most one indexed probe of its own;
+  brand's `Review` (settings_copy), at most one indexed probe of its own;
 - runner: which rules a brand has on, in order, and the trace steps of their holds;
 - holds: the hold rows written with a held commission, and the holds the read API shows;
 - decisions: release and reject, one at a time or in bulk (the API, the admin and the Review page);

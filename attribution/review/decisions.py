@@ -13,13 +13,13 @@ from datetime import datetime
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from config.lib.statements import Row
+from config.lib.sql import Row
 from health.log.models import OutcomeEvent
-from health.log.recording import Receipt, row_values
+from health.log.writer import Receipt, row_values
 
 from ..models import Commission, CommissionHold, CommissionStateChange
 from ..outcomes import Outcome, Result, say
-from .contract import ReviewSerializer
+from .decision_fields import ReviewSerializer
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 refunded against the brand's rate, and how much of a code's use comes without a click from its creator
 against its own normal. Read per creator and per code over any period, for the creators page as for the
 rules; `refresh` turns them into the brand's flags (attribution.models.ReviewFlag), which the order path
-reads from a per-process copy (attribution.review.config), so no order computes a figure.
+reads from a per-process copy (attribution.review.settings_copy), so no order computes a figure.
 
 Counted: live commissions (test events never), by their creation time; a commission a reviewer rejected is
 not a refund. A code's orders are the tracked orders that sent it and credited its creator; its code-only
@@ -21,7 +21,7 @@ from brands.models import Creator, DiscountCode
 
 from ..models import Attribution, Commission, CommissionHold, Order, ReviewFlag
 from ..outcomes import Outcome
-from . import config
+from . import settings_copy
 
 # How far back a code's orders are read: its recent window and, before it, its normal.
 CODE_SHARE_DAYS = 180
@@ -66,7 +66,7 @@ class CodeShare:
 
 def commissions_of(brand_id: int, *, since: datetime, until: datetime, is_test: bool = False):
     """The brand's commissions created in [since, until), in one namespace: the orders every refund figure counts,
-    and the Creators page's (health.pages.creator_queries). commission_brand_time_idx (brand, test, time) reads
+    and the Creators page's (health.pages.creators.queries). commission_brand_time_idx (brand, test, time) reads
     the range; commissions are written in time order, so the period's rows sit together in the table."""
     return Commission.objects.filter(
         brand_id=brand_id, is_test=is_test, created_at__gte=since, created_at__lt=until
@@ -208,7 +208,7 @@ def _newest_first(orders, by_text: dict[str, DiscountCode], recent: int) -> dict
 # --- the flags the rules read ------------------------------------------------------------------------------
 
 
-def refund_outliers(brand_id: int, review: config.Review, *, at: datetime) -> list[tuple[RefundFigure, str]]:
+def refund_outliers(brand_id: int, review: settings_copy.Review, *, at: datetime) -> list[tuple[RefundFigure, str]]:
     """Creators whose cancelled share is above the brand's multiple of its own, with enough orders."""
     since = at - timedelta(days=review.refund_rate_days)
     brand = brand_refund_rate(brand_id, since=since, until=at)
@@ -237,7 +237,7 @@ def _refund_detail(figure: RefundFigure, brand: RefundFigure, days: int) -> str:
     )
 
 
-def code_leaks(brand_id: int, review: config.Review, *, at: datetime) -> list[tuple[CodeShare, str]]:
+def code_leaks(brand_id: int, review: settings_copy.Review, *, at: datetime) -> list[tuple[CodeShare, str]]:
     """Codes whose share of code-only orders, over their last orders, jumped far above their own normal."""
     window = review.code_leak_recent_orders
     found = []
@@ -260,7 +260,7 @@ def code_leaks(brand_id: int, review: config.Review, *, at: datetime) -> list[tu
 def refresh(brand_id: int, *, at: datetime | None = None) -> list[ReviewFlag]:
     """Compute the brand's figures and replace its flags with the outliers of the rules that are on."""
     at = at or timezone.now()
-    review = config.Review.of(config.settings_of(brand_id))
+    review = settings_copy.Review.of(settings_copy.settings_of(brand_id))
     flags = []
     if "refund_rate" in review.on:
         flags += [
@@ -295,5 +295,5 @@ def refresh(brand_id: int, *, at: datetime | None = None) -> list[ReviewFlag]:
     with transaction.atomic():
         ReviewFlag.objects.filter(brand_id=brand_id).delete()
         ReviewFlag.objects.bulk_create(flags)
-    config.forget(brand_id)
+    settings_copy.forget(brand_id)
     return flags

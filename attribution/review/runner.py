@@ -6,7 +6,7 @@ from datetime import datetime
 
 from brands.emails import verdict
 
-from . import config
+from . import settings_copy
 from .rules import click_reuse, code_leak, disposable_email, refund_rate, self_referral
 
 RULES = (self_referral, disposable_email, code_leak, refund_rate, click_reuse)
@@ -41,7 +41,7 @@ def step(rule: str, detail: str) -> dict:
 
 def review(case: Case) -> list[dict]:
     """The trace steps of the holds the brand's rules put on this order; empty for a clean order."""
-    brand = config.review_of(case.brand_id)
+    brand = settings_copy.review_of(case.brand_id)
     steps = []
     for rule in RULES:
         if rule.RULE in brand.on:

@@ -6,7 +6,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
-from config.lib.statements import SelectStatement
+from config.lib.sql import SelectStatement
 
 from .brand import Brand
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from brands import known_platforms, sealing
 from brands.hosts import normalize_host
-from config.lib.statements import SelectStatement
+from config.lib.sql import SelectStatement
 
 from .brand import Brand
 from .properties import Property

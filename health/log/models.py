@@ -1,5 +1,5 @@
 """The outcome log: one row per API request (docs/health.md), its per-day and per-hour counts and the
-roll-up's watermark. Below attribution: the API writes it through health.log.recording."""
+roll-up's watermark. Below attribution: the API writes it through health.log.writer."""
 
 from django.db import models
 from django.utils import timezone
@@ -29,7 +29,7 @@ NEEDS_ACTION_OUTCOMES = [
 
 
 class OutcomeEvent(models.Model):
-    """What one request asked and what it got. Written only by health.log.recording."""
+    """What one request asked and what it got. Written only by health.log.writer."""
 
     # db_index=False: every index of the table already starts with brand. db_constraint=False: the API
     # resolves the brand before it writes, a brand's deletion deletes its events (Django's collector), and
@@ -98,7 +98,7 @@ class OutcomeEvent(models.Model):
             ),
             # No index on order_id alone: the admin's search across brands probes
             # outcome_brand_order_prefix_idx for every brand (health.admin). None on request_id: a replayed
-            # event finds its first row by its time (health.log.recording.record_resolution, on the BRIN
+            # event finds its first row by its time (health.log.writer.record_resolution, on the BRIN
             # index below), the order page joins a change to its request among the order's events. None on received_at alone:
             # the admin lists newest ids first (the primary key), and on PostgreSQL a BRIN index on
             # received_at (migration health 0015, which Django's state does not carry) serves the ranges of
@@ -174,7 +174,7 @@ class DailyOutcomeCount(models.Model):
             ),
         ]
         indexes = [
-            # Portfolio: every brand's counts of the last 7 days (health.pages.portfolio_queries).
+            # Portfolio: every brand's counts of the last 7 days (health.pages.portfolio.queries).
             models.Index(fields=["day"], name="daily_count_day_idx"),
         ]
 

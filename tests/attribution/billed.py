@@ -2,7 +2,7 @@
 locks them with `lock_due_commissions(now=...)` at the time it chooses, and cancels and updates sent
 through the services at a chosen time."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from attribution import changes
@@ -14,6 +14,8 @@ OCT_20 = datetime(2026, 10, 20, 9, 0, tzinfo=UTC)
 NOV_03 = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
 NOV_12 = datetime(2026, 11, 12, 15, 30, tzinfo=UTC)
 DEC_02 = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
+# The statements' months of those days.
+OCTOBER, NOVEMBER = date(2026, 10, 1), date(2026, 11, 1)
 
 
 def pending(

@@ -9,7 +9,7 @@ from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
 from attribution.models import BookRow, Commission, Order, Reconciliation
-from config.lib.statements import BulkInsert, InsertStatement, UpdateStatement, save_fields
+from config.lib.sql import BulkInsert, InsertStatement, UpdateStatement, save_fields
 from health.log.models import OutcomeEvent
 
 insert_order = InsertStatement(Order)

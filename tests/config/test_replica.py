@@ -113,7 +113,7 @@ def test_the_router_never_migrates_or_writes_the_replica():
 def lagging_replica(monkeypatch):
     """A streaming standby whose replay has not reached the newest order: reading it finds neither the order
     nor its events (they were written in one transaction), while the primary has both."""
-    from health.pages import order_queries
+    from health.pages.order import queries as order_queries
 
     real = order_queries.order_page
 

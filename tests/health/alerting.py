@@ -7,7 +7,7 @@ import pytest
 
 from attribution.outcomes import OUTCOMES, Outcome
 from health.log.models import HourlyOutcomeCount, OutcomeEvent
-from health.log.recording import EventRecord, record
+from health.log.writer import EventRecord, record
 
 # A Wednesday, 14:00 UTC.
 T0 = datetime(2026, 3, 4, 14, 0, tzinfo=UTC)

@@ -1,5 +1,5 @@
 """People and events for the health page tests: alice (Acme's user), bob (Globex's user), a staff
-account manager, and events written through health.log.recording like the API writes them."""
+account manager, and events written through health.log.writer like the API writes them."""
 
 import json
 from datetime import timedelta
@@ -9,13 +9,19 @@ from django.utils import timezone
 
 from attribution.outcomes import OUTCOMES, Outcome
 from health.log.models import OutcomeEvent
-from health.log.recording import EventRecord, record
+from health.log.writer import EventRecord, record
 from tests import factories
 
 
 @pytest.fixture
 def now():
     return timezone.now()
+
+
+@pytest.fixture
+def old(now):
+    """A recorded_at safely past the roll-up's safety lag: an event a roll-up run now counts."""
+    return now - timedelta(hours=1)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from brands.models import (
 from brands.resolution import resolve_host
 from brands.sealing import UnreadableSecret
 
-from .examples import keep_examples_true
+from .example_orders import keep_examples_true
 from .keys import demo_key, revoked_demo_key
 
 # Demo clicks are found again by this marker in their user agent, so their ids survive a re-run.

@@ -3,7 +3,7 @@ administrator for consent, the checks of the callback (its hmac in constant time
 exchange for an offline access token, and the proof that the token opens the claimed shop
 (docs/threat-model.md, "Connecting a shop").
 
-The session-bound `state` is the page's to issue and check (health.pages.platform_connect): this module only
+The session-bound `state` is the page's to issue and check (health.pages.setup.connect): this module only
 knows the platform.
 """
 

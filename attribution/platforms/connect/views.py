@@ -16,8 +16,8 @@ from django.views.decorators.http import require_POST
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection, PlatformPrivacyRequest
 
-from ..reading import body_digest
-from ..signatures import BASE64_HMAC_SHA256
+from ..notice import body_digest
+from ..shopify import SHOPIFY
 from . import privacy, woocommerce_keys
 from .connections import ConnectRefused
 
@@ -57,7 +57,7 @@ def shopify_app_webhook(request, kind: str):
         return _answer(413, success=False, text=f"The body is over {BODY_LIMIT // 1024} KB.")
     given = request.headers.get("X-Shopify-Hmac-Sha256", "").strip()
     secret = settings.SHOPIFY_CLIENT_SECRET
-    if not secret or not given or not BASE64_HMAC_SHA256.signs(body, secret, given):
+    if not secret or not given or not SHOPIFY.signs(body, secret, given):
         return _answer(
             401, success=False, text="X-Shopify-Hmac-Sha256 is missing or not the app's signature."
         )

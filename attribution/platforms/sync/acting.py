@@ -9,7 +9,7 @@ missed is followed. So a page read twice (an overlap, a run resumed after a cras
 """
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -18,11 +18,10 @@ from attribution.outcomes.endpoints import SYNC_ENDPOINT
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
 from brands.models import PlatformConnection
 from brands.privacy import keep_platform_body
-from health.log.recording import FAULTS, Receipt
+from health.log.writer import FAULTS, Receipt
 
-from ..notices import Action, OrderNotice, PlatformOrder
-from ..plugin import Platform
-from ..receiving import receive
+from ..notice import Action, OrderNotice, Platform, PlatformOrder
+from ..record import receive
 
 logger = logging.getLogger(__name__)
 
@@ -143,9 +142,7 @@ class PageActor:
     def _read(self, document) -> PlatformOrder | None:
         if not isinstance(document, dict):
             return None
-        return self.platform.read(
-            topic=self.platform.new_order_topic, document=document, connection=self.connection
-        ).order
+        return self.platform.read(self._notice(), document=document, connection=self.connection).order
 
     def _held(self, order_ids: set) -> dict:
         """What the service holds of these orders: {(order id, test): values}."""
@@ -202,20 +199,33 @@ class PageActor:
         if result.outcome in FAULTS:
             raise SyncFault(f"order {order_id}: {result.text}")
 
-    def _send(self, document: dict, order_id: str, action: Action, what: str, *, at):
-        read = self.platform.read(
-            topic=self.platform.new_order_topic, document=document, connection=self.connection
-        )
-        notice = OrderNotice(
+    def _notice(self, delivery_id: str = "") -> OrderNotice:
+        """A notice as a delivery of the platform's new-order topic would make (what its module reads)."""
+        return OrderNotice(
             endpoint=self.platform.name,
             platform=self.platform.title,
             connection_id=self.connection.pk,
             brand_id=self.connection.brand_id,
             host=self.connection.property.host,
-            delivery_id=f"sync:{self.run.pk}:{what}:{order_id}",
+            delivery_id=delivery_id,
+            topic=self.platform.new_order_topic,
+            action=Action.IGNORE,
+        )
+
+    def _send(self, document: dict, order_id: str, action: Action, what: str, *, at):
+        read = self.platform.read(
+            self._notice(f"sync:{self.run.pk}:{what}:{order_id}"),
+            document=document,
+            connection=self.connection,
+        )
+        # What the sync asks of the order, whatever its status would ask of a delivery (sync.acting decides).
+        notice = replace(
+            read,
             topic=f"sync:{what}",
             action=action,
-            order=read.order,
+            refusal=None,
+            note="",
+            own_orders_only=False,
             synced=self.synced if what == "record" else "",
         )
         receipt = Receipt(

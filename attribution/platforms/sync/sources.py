@@ -12,7 +12,7 @@ from brands.models import PlatformConnection
 from ..apis import shopify as shopify_api
 from ..apis.shopify import ShopifyAdmin
 from ..apis.woocommerce import WooCommerceREST
-from ..plugin import Platform
+from ..notice import Platform
 from ..shopify import SHOPIFY
 from ..woocommerce import WOOCOMMERCE
 from . import runs, shopify_orders, webhooks, woocommerce_orders

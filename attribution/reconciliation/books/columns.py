@@ -4,6 +4,7 @@ field is read from its header whatever the format would read; the fields it leav
 from dataclasses import dataclass, field
 
 from attribution.models import Reconciliation
+from attribution.outcomes import say
 
 from .errors import BookError
 from .statuses import MAPPED
@@ -58,10 +59,7 @@ def _key(name: str) -> str:
 
 
 def overlong_map(name: str) -> BookError:
-    return BookError(
-        f"{MAP_PREFIX}{name} is longer than {MAX_HEADER_NAME} characters. "
-        "Fix: name the column as the file's header does."
-    )
+    return BookError(say("book.map_too_long", field=f"{MAP_PREFIX}{name}", most=MAX_HEADER_NAME))
 
 
 def check_map(column_map: dict[str, str]) -> None:
@@ -69,18 +67,18 @@ def check_map(column_map: dict[str, str]) -> None:
     for name, header in column_map.items():
         if name not in FIELDS:
             raise BookError(
-                f"{MAP_PREFIX}{name[:40]} is not a field of a book. Fix: map "
-                + ", ".join(MAP_PREFIX + f for f in FIELDS)
-                + "."
+                say(
+                    "book.map_unknown",
+                    field=f"{MAP_PREFIX}{name[:40]}",
+                    fields=", ".join(MAP_PREFIX + f for f in FIELDS),
+                )
             )
         if len(header) > MAX_HEADER_NAME:
             raise overlong_map(name)
     seen: dict[str, str] = {}
     for name, header in column_map.items():
         if (other := seen.setdefault(_key(header), name)) != name:
-            raise BookError(
-                f"The column {header[:60]!r} is mapped to both {other} and {name}. Fix: map each column to one field."
-            )
+            raise BookError(say("book.map_twice", column=repr(header[:60]), other=other, name=name))
 
 
 def columns_named(header: list[str]) -> list[str]:
@@ -142,8 +140,12 @@ def _mapped(header: list[str], index: dict[str, int], column_map: dict[str, str]
         i = index.get(_key(wanted))
         if i is None:
             raise BookError(
-                f"The header has no column {wanted[:60]!r} ({MAP_PREFIX}{name}). Fix: map a column the file "
-                f"has: {_listed(header)}."
+                say(
+                    "book.map_missing",
+                    column=repr(wanted[:60]),
+                    field=f"{MAP_PREFIX}{name}",
+                    columns=_listed(header),
+                )
             )
         mapped[name] = i
     return mapped
@@ -171,16 +173,10 @@ def detect(
     missing = [name for name in GENERIC_REQUIRED if name not in found]
     if fmt == Format.WOOCOMMERCE and missing:
         label = {"order_id": "Order ID", "amount": "Order Total", "currency": "Order Currency"}[missing[0]]
-        raise BookError(
-            f"The WooCommerce export has no {label} column. Fix: map the column that holds the "
-            f"{missing[0].replace('_', ' ')}."
-        )
+        raise BookError(say("book.woocommerce_missing", label=label, what=missing[0].replace("_", " ")))
     if missing:
         raise BookError(
-            f"The header has no {' and no '.join(missing)} column. Fix: map the file's columns that hold "
-            f"{'it' if len(missing) == 1 else 'them'}, name the columns order_id, amount and currency (optional: "
-            "status, code, click_id, ordered_at, test), or upload Shopify's or a WooCommerce orders export as "
-            "it comes."
+            say("book.missing", missing=" and no ".join(missing), them="it" if len(missing) == 1 else "them")
         )
     return fmt, Columns(
         order_id=found["order_id"],
@@ -200,16 +196,16 @@ def _shopify_columns(
 ) -> Columns:
     amount_name = {"": "subtotal", "subtotal": "subtotal", "total": "total"}.get(amount_column.lower())
     if amount_name is None:
-        raise BookError("amount_column must be subtotal or total.")
+        raise BookError(say("book.amount_column"))
     if amount_name not in index and "amount" not in mapped:
-        raise BookError(f"The Shopify export has no {amount_name.title()} column.")
+        raise BookError(say("book.shopify_missing", label=amount_name.title()))
     if "currency" not in index and "currency" not in mapped:
-        raise BookError("The Shopify export has no Currency column.")
+        raise BookError(say("book.shopify_missing", label="Currency"))
     choice = order_id_column.lower()
     if choice not in ("", "id", "name"):
-        raise BookError("order_id_column must be id or name for a Shopify export.")
+        raise BookError(say("book.order_id_column"))
     if choice == "id" and "id" not in index:
-        raise BookError("The Shopify export has no Id column. Fix: export with every column, or use name.")
+        raise BookError(say("book.shopify_no_id"))
     # Without a choice, both are read and the matching keeps the one this brand's events use.
     first, other = ("name", "id") if choice == "name" or "id" not in index else ("id", "name")
     taken = set(mapped.values())

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from attribution.outcomes import say
 from attribution.parsing import FieldError, parse_click_id, parse_currency, parse_order_id
 
 from .cells import click_of_notes, first_code, read_amount, read_flag, read_time
@@ -102,10 +103,7 @@ class Book:
                     continue  # a blank line is no order
                 self.rows += 1
                 if self.rows > MAX_ROWS:
-                    raise BookError(
-                        f"The file has more than {MAX_ROWS:,} rows. Fix: upload it in parts, a month at a time.",
-                        status=413,
-                    )
+                    raise BookError(say("book.too_many_rows", rows=MAX_ROWS), status=413)
                 group_by = self.columns.group_by
                 if group_by is not None and current is not None and _cell(row, group_by) == current.group:
                     current.rows += 1  # a further line item of the same order
@@ -114,7 +112,7 @@ class Book:
                     yield current
                 current = self._order(row, start)
         except csv.Error as exc:
-            raise BookError(f"Line {line + 1} cannot be read as CSV: {exc}.") from None
+            raise BookError(say("book.not_csv", line=line + 1, problem=exc)) from None
         if current is not None:
             yield current
 
@@ -189,10 +187,12 @@ def _cell(row: list[str], index: int | None) -> str:
 
 
 def too_wide(line: int, columns: int) -> BookError:
-    return BookError(
-        f"Line {line} has {columns:,} columns; a book has at most {MAX_COLUMNS}. "
-        "Fix: export only the orders' columns."
-    )
+    return BookError(say("book.too_wide", line=line, columns=columns, most=MAX_COLUMNS))
+
+
+def too_large() -> BookError:
+    """A file over MAX_BYTES (413), as the API and the page both refuse it."""
+    return BookError(say("book.too_large", mb=MAX_BYTES // (1024 * 1024)), status=413)
 
 
 def _text_lines(binary) -> Iterator[str]:
@@ -203,16 +203,11 @@ def _text_lines(binary) -> Iterator[str]:
     while raw := binary.readline(MAX_LINE_BYTES + 1):
         number += 1
         if len(raw) > MAX_LINE_BYTES:
-            raise BookError(
-                f"Line {number} is longer than 1 MB. Fix: export the orders again; a book's line holds one "
-                "order's columns."
-            )
+            raise BookError(say("book.line_too_long", line=number))
         try:
             yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError:
-            raise BookError(
-                f"Line {number} is not UTF-8 text. Fix: save the file as CSV UTF-8 (with or without a BOM)."
-            ) from None
+            raise BookError(say("book.not_utf8", line=number)) from None
 
 
 def open_book(
@@ -223,12 +218,12 @@ def open_book(
     text = _text_lines(binary)
     first = next(text, "")
     if not first.strip():
-        raise BookError("The file is empty. Fix: upload a CSV file whose first line names the columns.")
+        raise BookError(say("book.empty"))
     delimiter = ";" if first.count(";") > first.count(",") else ","
     try:
         header = next(csv.reader([first], delimiter=delimiter))
     except csv.Error as exc:
-        raise BookError(f"Line 1 cannot be read as CSV: {exc}.") from None
+        raise BookError(say("book.not_csv", line=1, problem=exc)) from None
     if len(header) > MAX_COLUMNS:
         raise too_wide(1, len(header))
     try:

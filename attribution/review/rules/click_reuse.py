@@ -1,6 +1,6 @@
 """click_reuse: more orders from one click than a shopper makes: beyond the brand's number within the hour
 before this order, the extra orders are held. The click's orders of that hour are read with the click itself
-(ORDERS_IN_HOUR, a column of attribution.orders.signals' click lookup); only a decision whose lookups do not read it
+(ORDERS_IN_HOUR, a column of attribution.orders.lookups' click lookup); only a decision whose lookups do not read it
 (a reconciliation's batch) probes for them, on the order's click index, counted up to the limit."""
 
 from datetime import timedelta

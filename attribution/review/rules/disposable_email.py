@@ -1,5 +1,5 @@
 """disposable_email: the shopper's address is at a throwaway-address domain. Decided on the address before it
-was hashed (attribution.review.emails); only the verdict reaches the decision."""
+was hashed (brands.emails); only the verdict reaches the decision."""
 
 from ...models import Rule
 

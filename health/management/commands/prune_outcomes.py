@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from attribution.api.throttles import prune_counters
+from attribution.http.throttles import prune_counters
 from health.log.retention import HOURLY_KEEP, PRUNE_BATCH_SIZE, UNRESOLVED_HOSTS_KEEP, prune
 
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from attribution.outcomes.endpoints import Endpoint
 from brands.models import Brand
 from health.log.models import OutcomeEvent
-from health.log.recording import EventRecord, record
 from health.log.rollup import roll_up
+from health.log.writer import EventRecord, record
 
 MARKER = "history-"
 

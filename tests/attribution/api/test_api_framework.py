@@ -96,7 +96,7 @@ def test_each_api_request_writes_one_json_log_line_with_what_operators_follow(cl
 
 
 def test_the_log_line_is_one_json_object_with_the_same_keys_as_every_other_line():
-    from attribution.api.middleware import LINE_FIELDS, RequestLineFormatter
+    from attribution.http.middleware import LINE_FIELDS, RequestLineFormatter
 
     record = logging.LogRecord("attribution.requests", logging.INFO, __file__, 1, "request", None, None)
     record.__dict__.update(request_id="req-1", method="POST", path="/api/ordér", status=200, duration_ms=1.25)
@@ -375,7 +375,7 @@ def test_every_answer_of_an_event_endpoint_names_its_methods(client, db, method,
 def test_answers_are_rendered_byte_for_byte_as_drf_renders_them(data, media_type, context):
     from rest_framework.renderers import JSONRenderer
 
-    from attribution.api.access import AnswerRenderer
+    from attribution.http.access import AnswerRenderer
 
     assert AnswerRenderer().render(data, media_type, context) == JSONRenderer().render(
         data, media_type, context

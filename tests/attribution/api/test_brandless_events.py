@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from attribution.api import throttles
+from attribution.http import throttles
 from health.log.models import OutcomeEvent, UnresolvedHostCount
-from health.log.recording import count_unresolved_host
+from health.log.writer import count_unresolved_host
 
 ORDER = "/api/order_confirmation"
 

@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
 
-from attribution.api import throttles
+from attribution.http import throttles
 from health.log.models import OutcomeEvent
 from tests.factories import issue_key
 

@@ -187,7 +187,7 @@ def test_an_order_whose_outcome_row_the_database_refuses_is_not_stored_half_and_
             raise OperationalError("log table unavailable")
 
         patch.setattr("attribution.orders.store.write_order", refuse)
-        patch.setattr("health.log.recording._insert_event", refuse)
+        patch.setattr("health.log.writer._insert_event", refuse)
         response = api.post(ORDER_PATH, _order(prop))
     # The order and its outcome row are written together, or neither: the event waits in the spool.
     assert response.json()["outcome"] == "insert_failed"
@@ -289,7 +289,7 @@ def test_a_spooled_event_without_a_fault_row_is_one_new_row_saying_what_was_answ
     with monkeypatch.context() as patch:
         _break_order_inserts(patch)
         patch.setattr(
-            "health.log.recording._insert_event", lambda **kw: (_ for _ in ()).throw(OperationalError("down"))
+            "health.log.writer._insert_event", lambda **kw: (_ for _ in ()).throw(OperationalError("down"))
         )
         api.post(ORDER_PATH, _order(prop))
     assert not OutcomeEvent.objects.exists()

@@ -101,7 +101,7 @@ def stored_with_its_record(*rows: str) -> list[str]:
 @pytest.mark.django_db(transaction=True)
 def test_a_tracked_order_costs_one_read_and_one_write(confirm, prop, creator, django_assert_max_num_queries):
     click = click_on(prop, creator=creator)
-    # A warm process: it has read the brand's review settings (attribution.review.config) once.
+    # A warm process: it has read the brand's review settings (attribution.review.settings_copy) once.
     answer(
         confirm(order(orderId="WARM-UP", clickId=click_on(prop, creator=creator).click_id)), 200, "tracked"
     )

@@ -17,14 +17,11 @@ import config.urls
 from attribution import outcomes
 from attribution.models import Commission, Order, PlatformDelivery
 from attribution.outcomes import endpoints
-from attribution.platforms import registry
-from attribution.platforms import urls as platform_urls
-from attribution.platforms.notices import Action, PlatformOrder
-from attribution.platforms.plugin import Platform, Read, SetupRequest
-from attribution.platforms.reading import moment
+from attribution.platforms import receiver, registry
+from attribution.platforms.notice import Action, OrderNotice, Platform, PlatformOrder, SetupRequest, moment
 from brands.models import PlatformConnection
 from health.log.models import OutcomeEvent
-from health.pages.setup import signed_test_curl
+from health.pages.setup.views import signed_test_curl
 from tests import factories
 from tests.factories import ClickFactory
 
@@ -32,28 +29,17 @@ SECRET = "tiny_secret_5c1d"
 SHOP = "corner.tinyshop.example"
 
 
-class HexHmacSha512:
-    """A scheme neither Shopify nor WooCommerce uses: the hex HMAC-SHA512 of the raw body."""
-
-    name = "HMAC-SHA512"
-    shell = 'printf \'%s\' "$BODY" | openssl dgst -sha512 -hmac "$SECRET" -hex | cut -d" " -f2'
-
-    def sign(self, body: bytes, secret: str) -> str:
-        return hmac.new(secret.encode(), body, "sha512").hexdigest()
-
-    def signs(self, body: bytes, secret: str, given: str) -> bool:
-        return hmac.compare_digest(self.sign(body, secret), given)
-
-
 class Tinyshop(Platform):
     name = "tinyshop"
     title = "Tinyshop"
     endpoint_label = "Tinyshop webhook"
     change_label = "Tinyshop webhook: change"
-    verification = HexHmacSha512()
     shop_header = "HTTP_X_TINY_SHOP"
     signature_header = "HTTP_X_TINY_SIGNATURE"
     signature_header_name = "X-Tiny-Signature"
+    # A scheme neither Shopify nor WooCommerce uses: the hex HMAC-SHA512 of the raw body.
+    signature_scheme = "HMAC-SHA512"
+    signature_shell = 'printf \'%s\' "$BODY" | openssl dgst -sha512 -hmac "$SECRET" -hex | cut -d" " -f2'
     topic_header = "HTTP_X_TINY_EVENT"
     delivery_id_header = "HTTP_X_TINY_DELIVERY"
     topics = frozenset({"order.paid", "order.voided"})
@@ -63,6 +49,9 @@ class Tinyshop(Platform):
     )
     test_note = "It sends a signed <code>order.paid</code> of a test order."
 
+    def signature(self, body: bytes, secret: str) -> str:
+        return hmac.new(secret.encode(), body, "sha512").hexdigest()
+
     def shop_domain_problem(self, domain: str) -> str:
         return (
             "" if domain.endswith(".tinyshop.example") else "Enter the shop's name.tinyshop.example domain."
@@ -71,7 +60,8 @@ class Tinyshop(Platform):
     def kept(self, order: dict) -> dict:
         return {name: order[name] for name in ("ref", "total", "currency", "status") if name in order}
 
-    def read(self, *, topic, document, connection) -> Read:
+    def read(self, notice: OrderNotice, *, document, connection) -> OrderNotice:
+        topic = notice.topic
         order = PlatformOrder(
             order_id=document.get("ref"),
             amount=document.get("total"),
@@ -81,7 +71,7 @@ class Tinyshop(Platform):
             placed_at=moment(document.get("placed")),
             names={"order_id": "ref", "amount": "total"},
         )
-        return Read(Action.CANCEL if topic == "order.voided" else Action.RECORD, order)
+        return notice.asking(Action.CANCEL if topic == "order.voided" else Action.RECORD, order)
 
     def test_request(self, connection) -> SetupRequest:
         return SetupRequest(
@@ -92,7 +82,7 @@ class Tinyshop(Platform):
 
 
 def _reload_urls():
-    importlib.reload(platform_urls)
+    importlib.reload(receiver)
     importlib.reload(config.urls)
     clear_url_caches()
 
@@ -141,7 +131,7 @@ def send(client, topic: str, document: dict, *, delivery: str, secret: str = SEC
         HTTP_X_TINY_SHOP=SHOP,
         HTTP_X_TINY_EVENT=topic,
         HTTP_X_TINY_DELIVERY=delivery,
-        HTTP_X_TINY_SIGNATURE=HexHmacSha512().sign(raw, secret),
+        HTTP_X_TINY_SIGNATURE=Tinyshop().signature(raw, secret),
     )
 
 
@@ -250,7 +240,7 @@ def test_the_setup_page_s_test_request_for_a_registered_platform_is_its_own(corn
 
     assert reverse("platforms:tinyshop") == "/api/platforms/tinyshop"
     assert "curl -sS -w '\\n' -X POST 'http://testserver/api/platforms/tinyshop' \\" in curl
-    assert f"SIG=$({HexHmacSha512.shell})" in curl
+    assert f"SIG=$({Tinyshop.signature_shell})" in curl
     assert f"  -H 'X-Tiny-Shop: {SHOP}' \\" in curl
     assert '  -H "X-Tiny-Signature: $SIG" \\' in curl
 

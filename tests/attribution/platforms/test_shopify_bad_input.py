@@ -283,7 +283,7 @@ def test_on_postgresql_a_new_order_s_delivery_is_stored_in_one_statement_with_it
         pytest.skip("the one-statement path is PostgreSQL's")
     click = ClickFactory(property=prop, creator=creator)
     warm = ClickFactory(property=prop, creator=creator)
-    # Warms the brand resolution and the brand's review copy (attribution.review.config), read once per process.
+    # Warms the brand resolution and the brand's review copy (attribution.review.settings_copy), read once per process.
     shopify("orders/create", shopify_order(order_id=1, note_attributes=[("sms_click_id", warm.click_id)]))
 
     # The click, then the order with its commission, outcome row and delivery id: no transaction of its own.

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from attribution.models import BookRow, Commission, Order, Reconciliation
-from attribution.reconciliation import matching
+from attribution.reconciliation import runs
 from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.keyed import commission_for
@@ -231,8 +231,8 @@ def test_the_queries_of_an_upload_do_not_grow_with_its_rows(brand, alice, creato
     fixed few statements sum the run up. No query per row."""
     factories.DiscountCodeFactory(brand=brand, code="ANA10", creator=creator)
     writes = []
-    write_rows = matching.write_rows
-    monkeypatch.setattr(matching, "write_rows", lambda rows: writes.append(len(rows)) or write_rows(rows))
+    write_rows = runs.write_rows
+    monkeypatch.setattr(runs, "write_rows", lambda rows: writes.append(len(rows)) or write_rows(rows))
 
     def lines(n, prefix):
         for i in range(n):
@@ -371,7 +371,7 @@ class TestBadInput:
         def fail(run):
             raise RuntimeError("the database went away")
 
-        monkeypatch.setattr("attribution.reconciliation.matching.summarize", fail)
+        monkeypatch.setattr("attribution.reconciliation.runs.summarize", fail)
 
         answer = upload(BOOK, alice)
 

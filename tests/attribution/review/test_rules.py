@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Commission, ReviewSettings
-from attribution.review import config, figures
+from attribution.review import figures, settings_copy
 from attribution.review.rules import click_reuse
 from attribution.review.runner import Case
 from health.log.models import OutcomeEvent
@@ -264,6 +264,6 @@ def test_a_decision_without_the_clicks_count_probes_for_it(prop, ana):
         click_id=click.click_id,
     )
 
-    assert click_reuse.judge(case, config.review_of(prop.brand.id)).startswith(
+    assert click_reuse.judge(case, settings_copy.review_of(prop.brand.id)).startswith(
         f"click {click.click_id}: 5 orders"
     )

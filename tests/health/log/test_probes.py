@@ -13,8 +13,8 @@ from django.utils import timezone
 from brands.models import Brand
 from health.alerts.facts import _last_orders, newest_order
 from health.log.models import OutcomeEvent
-from health.pages.portfolio_queries import portfolio
-from health.pages.queries import integration_status
+from health.pages.overview.queries import integration_status
+from health.pages.portfolio.queries import portfolio
 
 pytestmark = pytest.mark.django_db
 

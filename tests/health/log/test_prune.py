@@ -33,11 +33,6 @@ def daily_counts() -> Counter:
     )
 
 
-@pytest.fixture
-def old(now):
-    return now - timedelta(hours=1)
-
-
 def test_it_deletes_old_events_and_keeps_recent_ones(brand, other_brand, make_event, now, old):
     make_event(other_brand, ago=timedelta(days=45), recorded_at=old, order_id="globex-old")
     for day in (40, 35, 31):

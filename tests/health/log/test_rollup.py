@@ -11,7 +11,8 @@ from django.db import connection, transaction
 from attribution.outcomes import Outcome
 from health.log.models import DailyOutcomeCount, HourlyOutcomeCount, OutcomeEvent, RollupWatermark
 from health.log.rollup import SAFETY_LAG, WATERMARK_PK, roll_up
-from health.pages import queries
+from health.pages import periods
+from health.pages.overview import queries
 
 pytestmark = pytest.mark.django_db
 
@@ -41,12 +42,6 @@ def hourly(brand) -> Counter:
 
 def watermark() -> int:
     return RollupWatermark.objects.get(pk=WATERMARK_PK).last_event_id
-
-
-@pytest.fixture
-def old(now):
-    """A recorded_at safely past the safety lag."""
-    return now - timedelta(hours=1)
 
 
 def test_it_folds_events_into_daily_counts_keyed_by_received_day(brand, make_event, now, old):
@@ -183,7 +178,7 @@ def test_counts_read_by_the_overview_are_exact_before_and_after_rolling_up(brand
     make_event(brand, Outcome.INVALID_ORDER_AMOUNT, ago=timedelta(days=1))  # not rolled up yet
     make_event(brand, Outcome.TRACKED, ago=timedelta(days=20))  # late, not rolled up yet
     today = now.astimezone(UTC).date()
-    period = queries.days_period("30d", today - timedelta(days=29), today)
+    period = periods.days_period("30d", today - timedelta(days=29), today)
 
     def shown():
         counts = Counter()

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-import health.pages.events
+import health.pages.events.views
 from attribution.outcomes import Outcome
 from brands.models import UserSettings
 from health.log.models import OutcomeEvent
@@ -145,7 +145,7 @@ def test_pages_go_older_and_back_newer_by_keyset(alice_client, brand, make_event
     for i in range(7, 12):
         make_event(brand, order_id=f"E{i}", received_at=same_time - timedelta(minutes=i))
 
-    monkeypatch.setattr(health.pages.events, "EVENTS_PER_PAGE", 5)
+    monkeypatch.setattr(health.pages.events.views, "EVENTS_PER_PAGE", 5)
 
     first = alice_client.get(URL)
     second = alice_client.get(URL, {"older": first.context["page"].older.encode()})

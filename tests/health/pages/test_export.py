@@ -14,8 +14,8 @@ from django.urls import reverse
 from attribution.outcomes import Outcome
 from brands.models import UserSettings
 from health.log.models import OutcomeEvent
-from health.pages import event_queries
-from health.pages.export import HEADER
+from health.pages.events import queries as event_queries
+from health.pages.events.export import HEADER
 
 pytestmark = pytest.mark.django_db
 

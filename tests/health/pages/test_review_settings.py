@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 from attribution.models import ReviewSettings
-from attribution.review import config
+from attribution.review import settings_copy
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_alice_turns_rules_off_and_changes_thresholds(alice_client, brand):
     assert (saved.disposable_email, saved.click_reuse, saved.self_referral) == (False, False, True)
     assert (saved.review_days, str(saved.refund_rate_multiple)) == (3, "2.50")
     assert saved.coupon_domains == "retailmenot.com\nhoney.com\ndeals.example.co.uk"
-    review = config.review_of(brand.pk)  # what the order path judges by now
+    review = settings_copy.review_of(brand.pk)  # what the order path judges by now
     assert "disposable_email" not in review.on and review.review_days == 3
     assert "Review settings saved" in text_of(alice_client.get(response["Location"]))
 

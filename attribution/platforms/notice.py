@@ -1,0 +1,338 @@
+"""What a storefront platform declares, and what one of its deliveries asks once verified and read.
+
+- `Platform`: what a platform module (shopify.py, woocommerce.py) declares to plug into the receiver
+  (attribution.platforms.receiver, which only runs these hooks): its name and labels, its signature (computed
+  by the module itself; compared here in constant time), which headers name the shop, the topic and the
+  delivery, the topics it acts on, how its order reads, what a shop's domain must look like, and the setup
+  page's part (its steps and the signed request that tests a connection). attribution.platforms.registry
+  lists them.
+- `OrderNotice` and its `PlatformOrder`: what one verified delivery asks about one order, in no platform's
+  shape. The receiver makes the delivery's notice; the platform's `read` returns it asking something
+  (`OrderNotice.asking`); the record (attribution.platforms.record) does what it asks. A notice is spooled as
+  JSON when the database is away, and the replay runs it again.
+- The helpers the platform modules read their orders with (JSON body, amounts, timestamps, flags, addresses),
+  and the answers a notice gets whatever it asked (`result_of`, `answered_200`, `unreadable`).
+
+No database here.
+"""
+
+import codecs
+import hashlib
+import hmac
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+import orjson
+
+from attribution.outcomes import Outcome, Result
+from attribution.parsing import (
+    FieldError,
+    holds_unstorable_text,
+    parse_amount,
+    parse_bool,
+    parse_currency,
+    parse_order_id,
+    parse_timestamp,
+    shown_order_id,
+)
+from brands.emails import EmailHash, is_disposable, verdict
+from brands.models import PlatformConnection
+from brands.privacy import HASHED_PREFIX, hashed
+
+
+class Action(StrEnum):
+    RECORD = "record"  # Shopify orders/create and orders/paid; a paid WooCommerce order.created
+    RECORD_OR_FOLLOW = "record_or_follow"  # a paid WooCommerce order.updated: record it the first time
+    FOLLOW = "follow"  # Shopify orders/updated: the amount, or a cancel once cancelled or fully refunded
+    CANCEL = "cancel"  # Shopify orders/cancelled; WooCommerce order.deleted, or cancelled or refunded
+    IGNORE = "ignore"  # any other topic, or an order not paid yet
+
+
+@dataclass
+class PlatformOrder:
+    """A platform's order as the service reads it, whatever the platform; values unjudged, as sent."""
+
+    order_id: object  # as the connection's brand names its orders (the platform's id, or its name)
+    amount: object  # the amount the connection counts, as sent ("59.90")
+    currency: object
+    is_test: bool = False
+    is_returning_customer: bool = False
+    codes: list = field(default_factory=list)  # every discount code, in the platform's order
+    clicks: list = field(default_factory=list)  # [where, click id] candidates, the most trusted first
+    email: str | None = None  # "sha256:<hash>" (brands.privacy.hashed): the address never leaves the receiver
+    cancelled: bool = False  # cancelled, fully refunded or voided
+    placed_at: datetime | None = None
+    # The platform's updated_at: an older version arriving after a newer one is ignored.
+    changed_at: datetime | None = None
+    # The platform's names of the fields read, for the answers: {"order_id": "id", "amount": "subtotal_price"}.
+    names: dict = field(default_factory=dict)
+    referring_site: str = ""  # issue 38: the site that referred the shopper, as sent (the code_leak rule)
+
+
+@dataclass
+class OrderNotice:
+    """What one verified delivery asks about one order, in no platform's shape (the delivery itself, the signed
+    request and its PlatformDelivery row, is the receiver's). Spooled as JSON when the database is away."""
+
+    endpoint: str  # the outcome log's endpoint: "shopify", "woocommerce"
+    platform: str  # as answers name it: "Shopify", "WooCommerce"
+    connection_id: int
+    brand_id: int
+    host: str  # the connection's property: the order's host
+    delivery_id: str
+    topic: str
+    action: Action
+    order: PlatformOrder | None = None
+    refusal: list | None = None  # [outcome, sentence] when the body could not be read as an order
+    note: str = ""  # why an ignored delivery is ignored
+    warnings: list = field(default_factory=list)
+    # A cancel whose body cannot prove the order (WooCommerce's order.deleted carries only an id): done only
+    # for an order the same connection delivered before.
+    own_orders_only: bool = False
+    # The platform's sync brought the order (attribution.platforms.sync): what the first step of its trace says.
+    synced: str = ""
+
+    def asking(
+        self,
+        action: Action,
+        order: PlatformOrder | None = None,
+        *,
+        note: str = "",
+        refusal=None,
+        own_orders_only: bool = False,
+    ) -> "OrderNotice":
+        """This delivery's notice once its platform read it: what it asks, the order, or why nothing
+        (`own_orders_only`: act only on an order this connection delivered)."""
+        return replace(
+            self, action=action, order=order, note=note, refusal=refusal, own_orders_only=own_orders_only
+        )
+
+    def order_id_shown(self) -> str:
+        return shown_order_id(self.order.order_id if self.order else None)
+
+    def as_json(self) -> dict:
+        data = asdict(self)
+        if self.order is not None:
+            for name in ("placed_at", "changed_at"):
+                moment = getattr(self.order, name)
+                data["order"][name] = moment.isoformat() if moment else None
+            data["order"]["amount"] = _text(self.order.amount)
+            # The throwaway-domain verdict the hash carries (brands.emails): JSON keeps only the hash's text.
+            data["order"]["email_disposable"] = verdict(self.order.email)
+            data["order"]["order_id"] = _text(self.order.order_id)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> "OrderNotice":
+        data = dict(data)
+        order = data.pop("order", None)
+        if order is not None:
+            for name in ("placed_at", "changed_at"):
+                order[name] = datetime.fromisoformat(order[name]) if order.get(name) else None
+            if order.pop("email_disposable", False) and order.get("email"):
+                order["email"] = EmailHash(order["email"], disposable=True)
+            order = PlatformOrder(**order)
+        return cls(**{**data, "action": Action(data["action"]), "order": order})
+
+
+def _text(value):
+    return str(value) if isinstance(value, Decimal) else value
+
+
+@dataclass(frozen=True)
+class SetupRequest:
+    """The signed request the setup page's shell snippet sends to test a connection (health.pages.setup).
+
+    `body` goes between single quotes in the shell, so '"$RUN"' puts the run's number in it; `headers` are
+    sent as they are; `signed` are double-quoted, so $SIG (the body's signature) and $RUN are filled in."""
+
+    body: str
+    headers: list[str]
+    signed: list[str]
+
+
+class Platform:
+    """One storefront platform. Subclasses set the names and headers, sign as their platform does and read
+    their own order shape."""
+
+    # As connections (PlatformConnection.platform), the receiver's path (/api/platforms/<name>, reversed as
+    # "platforms:<name>") and the outcome log's endpoint name it; `<name>_change` is the endpoint of the
+    # deliveries that change an order. At most 17 characters: the log's endpoint holds 24.
+    name = ""
+    title = ""  # as answers name it: "Shopify"
+    endpoint_label = ""  # the outcome log's endpoint as the pages show it: "Shopify webhook"
+    change_label = ""  # and its change endpoint: "Shopify webhook: update"
+    sync_label = ""  # and its sync's endpoint (`<name>_sync`): "Shopify sync"
+    # Outcomes this platform words its own way on its endpoints (attribution.outcomes.endpoints.add_platform).
+    words: dict = {}
+    signature_scheme = ""  # how a refusal's WWW-Authenticate names the signature: "HMAC-SHA256"
+    # A shell pipeline that signs $BODY with $SECRET as `signature` does (the setup page's test request).
+    signature_shell = ""
+    shop_header = ""  # the header naming the shop (its META key)
+    signature_header = ""  # the header carrying the signature (its META key)
+    signature_header_name = ""  # as the answers name it
+    topic_header = ""  # the header naming the topic (its META key)
+    delivery_id_header = ""  # the header naming the delivery (its META key)
+    topics: frozenset = frozenset()  # the topics this service acts on; any other is ignored
+    new_order_topic = ""  # the topic that brings a new order (the what-if reads a kept order as it does)
+    # The headers a refused delivery's row keeps, as (META key, name): what tells which delivery it was.
+    kept_headers: tuple = ()
+    # The setup page (health.pages.setup, templates/health/setup.html) shows these under the title: each step is
+    # one item of HTML as written here, with {webhook_url} filled in (escaped); no other braces.
+    setup_steps: tuple[str, ...] = ()
+    # What the setup page says of the test request (`test_request`) before its shell snippet, as HTML.
+    test_note = ""
+
+    def signature(self, body: bytes, secret: str) -> str:
+        """The signature the platform puts on `body` under the connection's `secret`."""
+        raise NotImplementedError
+
+    def signs(self, body: bytes, secret: str, given: str) -> bool:
+        """Whether `given` is the body's signature under `secret`, compared in constant time."""
+        return hmac.compare_digest(self.signature(body, secret).encode(), given.encode("utf-8", "replace"))
+
+    def shop_domain_problem(self, domain: str) -> str:
+        """What is wrong with a shop's domain (normalized) for this platform, as a connection form says it;
+        empty when nothing is (brands.known_platforms asks it when a connection is made)."""
+        return ""
+
+    def shop_of(self, request) -> str:
+        """The shop's domain as the delivery names it (normalized by the caller)."""
+        return request.META.get(self.shop_header, "")
+
+    def topic_of(self, request) -> str:
+        return request.META.get(self.topic_header, "").strip()
+
+    def delivery_id_of(self, request, body: bytes) -> str:
+        """The id a verified delivery is kept under: the same on every retry of one delivery."""
+        return request.META.get(self.delivery_id_header, "").strip()
+
+    def refused_delivery_id(self, request) -> str:
+        """The id a delivery whose signature failed is counted under (it never takes the id)."""
+        return request.META.get(self.delivery_id_header, "")
+
+    def ping_of(self, request, body: bytes) -> str | None:
+        """The webhook id when this is the platform's ping (no order, no signature); None otherwise."""
+        return None
+
+    def kept(self, order: dict) -> dict:
+        """What the outcome log keeps of the platform's order: the fields read, as sent (addresses hashed by
+        brands.privacy.keep_platform_body); nothing of the shopper's details, which are not read."""
+        raise NotImplementedError
+
+    def read(self, notice: OrderNotice, *, document, connection: PlatformConnection) -> OrderNotice:
+        """The delivery's `notice` asking what the platform's order says, for a topic of `topics`
+        (`notice.topic`; no database here). `document` is any JSON value: a body that is not an order is a
+        refusal."""
+        raise NotImplementedError
+
+    def test_request(self, connection: PlatformConnection) -> SetupRequest:
+        """A test order for the setup page to send to `connection`, which records nothing that counts."""
+        raise NotImplementedError
+
+
+# Reading a platform's order (the platform modules' helpers).
+
+
+def loads_order(raw: bytes):
+    """A platform's JSON body: UTF-8 (a leading BOM allowed), no NaN or Infinity, nesting at most 1,024 deep.
+    Parsed by orjson: a Shopify order of 6.6 KB costs 0.2M instructions there against 0.5M in the standard
+    library's json (docs/performance.md). Unlike an order event's (attribution.parsing.loads_strict) a key
+    named twice is not refused: the platforms write their own bodies. A number with a fraction arrives as a
+    float: the amount read from it goes through `amount_of`."""
+    document = orjson.loads(raw.removeprefix(codecs.BOM_UTF8))
+    # Only \u escapes can produce what no text column holds (U+0000); orjson refuses an unpaired surrogate.
+    if b"\\u" in raw and holds_unstorable_text(document):
+        raise ValueError("a string holds \\u0000")
+    return document
+
+
+def amount_of(value):
+    """An amount as the field rule reads it: a JSON number with a fraction (a float here) as the Decimal of
+    its shortest spelling, 59.9 for 59.90; anything else as sent."""
+    return Decimal(repr(value)) if isinstance(value, float) else value
+
+
+def body_digest(body: bytes) -> str:
+    """A delivery's body as a short id, where the platform's own delivery id is not enough."""
+    return hashlib.sha256(body).hexdigest()[:32]
+
+
+def moment(value):
+    """A platform's timestamp (ISO 8601, UTC without an offset), or None when it cannot be read."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return parse_timestamp(value)
+    except FieldError:
+        return None
+
+
+def email_kept(*values) -> str | None:
+    """The first address given, as the service keeps it (its hash); the address itself goes no further."""
+    for value in values:
+        if isinstance(value, str) and "@" in value:
+            # issue 38: the throwaway-domain verdict is decided here, before the address is hashed.
+            return EmailHash(hashed(value), disposable=is_disposable(value))
+        if isinstance(value, str) and value.startswith(HASHED_PREFIX):  # as the outcome log kept it (what-if)
+            return EmailHash(value)
+    return None
+
+
+def flag(value) -> bool:
+    try:
+        return parse_bool(value)
+    except FieldError:
+        return False
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+# What a notice is answered, whatever it asked: the result in the notice's brand, 200 for an order the service
+# cannot read (its retry would bring the same payload), the field rules' refusals worded in the platform's own
+# names for the fields. The record and following (attribution.platforms.record, following) both answer with these.
+
+
+def result_of(notice: OrderNotice, outcome: Outcome, text: str, *, order_id: str | None = None) -> Result:
+    return Result(
+        outcome,
+        text,
+        brand_id=notice.brand_id,
+        order_id=notice.order_id_shown() if order_id is None else order_id,
+        is_test=bool(notice.order and notice.order.is_test),
+        warnings=list(notice.warnings),
+    )
+
+
+def answered_200(result: Result) -> Result:
+    """An order the service cannot read is answered 200 on a platform's receiver: its retry would bring the
+    same payload (docs/decisions.md, "Storefront platforms: the deliveries' answers")."""
+    if result.http_status >= 400:
+        result.status = 200
+    return result
+
+
+def unreadable(notice: OrderNotice, *, zero_amount: bool) -> Result | None:
+    """The order id, amount and currency by the order confirmation's field rules, in its order, worded with
+    the platform's names for them; None when all three can be read."""
+    order = notice.order
+    for name, outcome, rule in (
+        ("order_id", Outcome.INVALID_ORDER_ID, parse_order_id),
+        ("amount", Outcome.INVALID_ORDER_AMOUNT, lambda value: parse_amount(value, allow_zero=zero_amount)),
+        ("currency", Outcome.INVALID_PARAMS, parse_currency),
+    ):
+        value = getattr(order, name)
+        try:
+            rule(value)
+        except FieldError as exc:
+            problem = "is missing" if value is None else str(exc)
+            return refused(notice, outcome, f"The order's {order.names.get(name, name)}", problem)
+    return None
+
+
+def refused(notice: OrderNotice, outcome: Outcome, name: str, problem: str) -> Result:
+    return answered_200(result_of(notice, outcome, f"{name} {problem}."))

@@ -1,0 +1,335 @@
+"""The record of a storefront platform's delivery once verified and read into an `OrderNotice`: what it asks of
+the service, done through the same decision, outcome table and commission writers as the order, cancel and
+update events (docs/decisions.md, "Decision order of a platform's delivery").
+
+- `receive`: one transaction per delivery. Its id is taken first (the unique key makes a redelivery, or a
+  copy sent at the same moment, change nothing), then its effect and its outcome row. A fault rolls it all
+  back and is returned; the receiver spools the notice (attribution.durability.faults) and the replay runs it
+  again later.
+- Recording an order (`record_order`): the discount code and the click picked from the platform's
+  candidates, then the order confirmation's decision (attribution.orders.confirmation.confirm_order) with the
+  platform as its way in (attribution.orders.joins). Following one (its amount, its cancel) is
+  attribution.platforms.following's.
+- `decide_again`: the order page's "judged today" of a kept platform order, as a delivery would be judged.
+"""
+
+import logging
+from datetime import datetime
+
+from django.db import DatabaseError, connections, transaction
+
+from attribution.contract.serializers import OrderConfirmationSerializer
+from attribution.models import Order, PlatformDelivery
+from attribution.orders import joins
+from attribution.orders.confirmation import confirm_order
+from attribution.orders.lookups import Lookups
+from attribution.orders.trace import Signal, StepResult, step
+from attribution.orders.whatif import decide_payload_again
+from attribution.outcomes import Outcome, Result, say
+from attribution.outcomes.endpoints import CHANGE_ENDPOINT
+from attribution.parsing import FieldError, is_click_id, parse_order_id
+from brands.models import Creator, KnownShopper, PlatformConnection
+from config.lib.sql import InsertStatement, SelectStatement
+from health.log.writer import FAULTS, Receipt, record
+
+from .following import follow_order
+from .notice import Action, OrderNotice, answered_200, loads_order, result_of, unreadable
+from .registry import platform_named
+
+logger = logging.getLogger(__name__)
+
+
+class _Failed(Exception):
+    def __init__(self, result: Result):
+        self.result = result
+
+
+def receive(notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None = None) -> Result:
+    """Do what `notice` asks, once, with its outcome row when `receipt` is given (a replay records its own).
+    A fault (insert_failed, handler_error) is returned with nothing written."""
+    if _in_one_statement(notice, receipt):
+        # The common case, a new order: its delivery id, order, commission and outcome row in one statement
+        # and one commit (docs/performance.md), where the transaction below takes four statements more. When
+        # the order id is already taken (a redelivery, the order's other path) nothing was written, and the
+        # transaction decides.
+        warnings = list(notice.warnings)
+        try:
+            result = record_order(notice, received_at=received_at, receipt=receipt, claim=True)
+        except joins.NotFirst:
+            notice.warnings = warnings
+        else:
+            if result.recorded or result.outcome in FAULTS:
+                return result
+            notice.warnings = warnings  # not stored (a field the rules refuse): decided below, as ever
+    try:
+        with transaction.atomic():
+            if not _first_copy(notice, received_at=received_at):
+                result = result_of(
+                    notice, Outcome.REDELIVERY, say("platform.redelivery", delivery=notice.delivery_id)
+                )
+            else:
+                result = _act(notice, received_at=received_at, receipt=receipt)
+            if result.outcome in FAULTS:
+                raise _Failed(result)
+            if receipt is not None and not result.recorded:
+                record(receipt.event(result))
+                result.recorded = True
+    except _Failed as failed:
+        return failed.result
+    except DatabaseError:
+        logger.exception("platform delivery failed", extra={"brand_id": notice.brand_id})
+        return result_of(notice, Outcome.INSERT_FAILED, say("insert_failed"))
+    return result
+
+
+# The delivery's row, unless its connection already has a verified delivery of this id (None then); the brand
+# leads the unique key, as every key of a brand's data does.
+_insert_delivery = InsertStatement(
+    PlatformDelivery, unless_taken=("brand_id", "connection_id", "delivery_id"), where="verified"
+)
+
+
+def _first_copy(notice: OrderNotice, *, received_at: datetime) -> bool:
+    return (
+        _insert_delivery(
+            brand_id=notice.brand_id,
+            connection_id=notice.connection_id,
+            delivery_id=notice.delivery_id[:255],
+            topic=notice.topic[:64],
+            order_id=notice.order_id_shown(),
+            verified=True,
+            received_at=received_at,
+        )
+        is not None
+    )
+
+
+def _act(notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None) -> Result:
+    if notice.refusal is not None:
+        outcome, text = notice.refusal
+        return answered_200(result_of(notice, Outcome(outcome), text))
+    if notice.action == Action.IGNORE:
+        return result_of(notice, Outcome.IGNORED, notice.note)
+    action = notice.action
+    if action == Action.RECORD_OR_FOLLOW:
+        action = Action.FOLLOW if recorded_by_platform(notice) else Action.RECORD
+        if action == Action.FOLLOW:
+            recorded_as_change(receipt, notice.endpoint)
+    if action == Action.RECORD:
+        return record_order(notice, received_at=received_at, receipt=receipt)
+    return follow_order(notice, received_at=received_at, receipt=receipt, cancel=action == Action.CANCEL)
+
+
+def recorded_as_change(receipt: Receipt | None, endpoint: str) -> None:
+    """A delivery that changes an order (its amount, its cancel) is an outcome row of the platform's change
+    endpoint, so the log tells it from an order arriving (attribution.outcomes.endpoints.CHANGE_ENDPOINT)."""
+    if receipt is not None:
+        receipt.request["endpoint"] = CHANGE_ENDPOINT.get(endpoint, endpoint)
+
+
+def _in_one_statement(notice: OrderNotice, receipt: Receipt | None) -> bool:
+    db = connections["default"]
+    return (
+        receipt is not None
+        and db.vendor == "postgresql"
+        and not db.in_atomic_block
+        and notice.refusal is None
+        and notice.action == Action.RECORD
+    )
+
+
+MAX_CODE_LENGTH = OrderConfirmationSerializer.rules["code"].max_length
+
+# The known shopper with its creator's name, as the decision reads it (attribution.orders.lookups.Lookups.shopper):
+# written out, since a platform's order always names the shopper.
+_shopper = SelectStatement(
+    KnownShopper,
+    "shopper",
+    f"FROM {KnownShopper._meta.db_table} shopper JOIN {Creator._meta.db_table} creator "
+    "ON creator.id = shopper.creator_id WHERE shopper.brand_id = %s AND shopper.email_hash = %s "
+    "AND creator.is_active",
+    extra={
+        "creator_name": "creator.name",
+        "creator_email_hash": "creator.email_hash",
+    },  # issue 38: self_referral
+)
+
+
+class _Remembered(Lookups):
+    """The decision's lookups, each read once per delivery: picking the code and the click reads them first."""
+
+    def __init__(self):
+        self.clicks, self.codes = {}, {}
+
+    def click(self, click_id):
+        if click_id not in self.clicks:
+            self.clicks[click_id] = super().click(click_id)
+        return self.clicks[click_id]
+
+    def code(self, brand_id, code):
+        key = (brand_id, code.lower())
+        if key not in self.codes:
+            self.codes[key] = super().code(brand_id, code)
+        return self.codes[key]
+
+    def shopper(self, brand_id, email_hash):
+        found = _shopper([brand_id, email_hash])
+        if found is not None:
+            found.creator = Creator(
+                pk=found.creator_id,
+                brand_id=brand_id,
+                name=found.creator_name,
+                is_active=True,
+                email_hash=found.creator_email_hash,
+            )
+        return found
+
+
+def _pick_code(notice: OrderNotice, lookups: _Remembered) -> str | None:
+    """The first code registered to a creator wins; else the first the brand knows (blacklisted, or of an
+    inactive creator), whose outcome then says so; else the first (unregistered_code)."""
+    codes = []
+    for code in notice.order.codes:
+        text = str(code).strip() if isinstance(code, str | int) else ""
+        if len(text) > MAX_CODE_LENGTH:
+            notice.warnings.append(
+                f"discount code {text[:20]}… is longer than {MAX_CODE_LENGTH} characters; left out"
+            )
+        elif text:
+            codes.append(text)
+    known = [(code, lookups.code(notice.brand_id, code)) for code in codes]
+    for wanted in (
+        lambda found: found is not None and found.creator_id and not found.is_blacklisted,
+        lambda found: found is not None,
+    ):
+        for code, found in known:
+            if wanted(found):
+                return code
+    return codes[0] if codes else None
+
+
+def _pick_click(notice: OrderNotice, lookups: _Remembered) -> str | None:
+    """The first click id the service minted and knows: a malformed or unknown one is left out with a warning
+    (the order is real; only the click cannot count)."""
+    for where, click_id in notice.order.clicks:
+        text = click_id.strip() if isinstance(click_id, str) else ""
+        if not text:
+            continue
+        if not is_click_id(text):
+            notice.warnings.append(f"the click id in {where} could not be read; left out")
+        elif lookups.click(text) is None:
+            notice.warnings.append(f"the click id {text} in {where} matches no click; left out")
+        else:
+            return text
+    return None
+
+
+def _claim(notice: OrderNotice, received_at: datetime) -> dict:
+    """The delivery's row as attribution.orders.store claims it with the order (its brand and order id come from
+    the order's row)."""
+    return {
+        "connection_id": notice.connection_id,
+        "delivery_id": notice.delivery_id[:255],
+        "topic": notice.topic[:64],
+        "received_at": received_at,
+    }
+
+
+def payload_of(notice: OrderNotice, lookups: "_Remembered") -> dict:
+    """The platform's order as the order confirmation's fields: what the decision judges."""
+    order = notice.order
+    return {
+        "orderId": order.order_id,
+        "orderAmount": order.amount,
+        "currency": order.currency,
+        "domain": notice.host,
+        "test": order.is_test,
+        "is_returning_customer": order.is_returning_customer,
+        "code": _pick_code(notice, lookups),
+        "customer_email": order.email,
+        "clickId": _pick_click(notice, lookups),
+        "referring_site": order.referring_site,  # issue 38: read by the decision only for a platform's order
+    }
+
+
+def _decide_notice_again(notice: OrderNotice, *, at: datetime) -> tuple[str, list[dict]] | None:
+    """What-if of a platform's order (attribution.orders.whatif.decide_payload_again): reads only."""
+    lookups = _Remembered()
+    return decide_payload_again(payload_of(notice, lookups), at=at, lookups=lookups, via_platform=True)
+
+
+def record_order(
+    notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None, claim: bool = False
+) -> Result:
+    order = notice.order
+    refused = unreadable(notice, zero_amount=False)
+    if refused is not None:
+        return refused
+    lookups = _Remembered()
+    payload = payload_of(notice, lookups)
+    judged_at = min(order.placed_at, received_at) if order.placed_at else received_at
+    if receipt is not None and notice.warnings:
+        receipt = Receipt(**{**receipt.request, "extra_warnings": tuple(notice.warnings)})
+    result = confirm_order(
+        payload=payload,
+        received_at=received_at,
+        receipt=receipt,
+        judged_at=judged_at,
+        lookups=lookups,
+        via=joins.Via(
+            notice.platform,
+            order.changed_at,
+            claim=_claim(notice, received_at) if claim else None,
+            first_step=step(Signal.SYNC, StepResult.RECOVERED, notice.synced) if notice.synced else None,
+        ),
+    )
+    if not result.recorded:
+        result.warnings = [*result.warnings, *notice.warnings]
+    if result.brand_id is None:
+        result.brand_id = notice.brand_id
+    return answered_200(result)
+
+
+def recorded_by_platform(notice: OrderNotice) -> bool:
+    try:
+        order_id = parse_order_id(notice.order.order_id)
+    except FieldError:
+        return False
+    return Order.objects.filter(
+        brand_id=notice.brand_id, order_id=order_id, is_test=notice.order.is_test, via_platform=True
+    ).exists()
+
+
+# What-if of an order a storefront platform's webhook brought (the order page's "judged today"): the order
+# as the outcome log kept it, read again by its platform's module as its new-order topic reads it, and judged by
+# the same decision today, as a delivery would be. Reads only; nothing is written.
+
+
+def decide_again(
+    endpoint: str, body: str, connection: PlatformConnection, *, at: datetime
+) -> tuple[str, list[dict]] | None:
+    """The outcome and trace the platform's order kept in `body` would get at `at`; None when the platform is
+    gone, or the body can no longer be read as an order or no longer reaches a decision."""
+    platform = platform_named(endpoint)
+    if platform is None:
+        return None
+    try:
+        document = loads_order(body.encode())
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    unread = OrderNotice(
+        endpoint=endpoint,
+        platform=platform.title,
+        connection_id=connection.pk,
+        brand_id=connection.brand_id,
+        host=connection.property.host,
+        delivery_id="",
+        topic=platform.new_order_topic,
+        action=Action.IGNORE,
+    )
+    read = platform.read(unread, document=document, connection=connection)
+    if read.order is None or read.refusal is not None:
+        return None
+    return _decide_notice_again(read.asking(Action.RECORD, read.order), at=at)

@@ -1,0 +1,1 @@
+"""The user's account (/health/account/): her time zone."""

@@ -1,0 +1,1 @@
+"""The alerts pages (/health/alerts/): incidents, the brand's rules, its webhook channels."""

@@ -1,0 +1,1 @@
+"""The events list, one event and their CSV export (/health/events/)."""

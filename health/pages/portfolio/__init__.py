@@ -1,0 +1,1 @@
+"""The portfolio (/health/portfolio/): every brand on one row, for account managers."""

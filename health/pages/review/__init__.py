@@ -1,0 +1,1 @@
+"""Review holds (/health/review/): the held commissions, the decisions on them, the review settings."""

@@ -1,0 +1,1 @@
+"""Commission statements (/health/statements/): a brand's statements and their CSV."""
