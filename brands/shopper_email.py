@@ -1,5 +1,6 @@
 """A known shopper's address, as account managers enter it in the admin: kept only as its hash
-(brands.hosts.hash_email; docs/decisions.md, "Known shoppers"), as a creator's own is (brands.creator_email)."""
+(brands.hosts.hash_email; docs/decisions.md, "Known shoppers"), as a creator's own is
+(brands.creator_email)."""
 
 from django import forms
 

@@ -66,7 +66,7 @@ class CodeShare:
 
 def commissions_of(brand_id: int, *, since: datetime, until: datetime, is_test: bool = False):
     """The brand's commissions created in [since, until), in one namespace: the orders every refund figure counts,
-    and the Creators page's (health.pages.creators.queries). commission_brand_time_idx (brand, test, time) reads
+    and the Creators page's (health.pages.creators). commission_brand_time_idx (brand, test, time) reads
     the range; commissions are written in time order, so the period's rows sit together in the table."""
     return Commission.objects.filter(
         brand_id=brand_id, is_test=is_test, created_at__gte=since, created_at__lt=until

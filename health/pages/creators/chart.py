@@ -1,6 +1,6 @@
 """The creator page's daily charts (orders, and revenue in one currency): bars drawn as inline SVG on the
-server, in a wide drawing and a phone drawing as the overview's (health.pages.overview.summary.build_chart), whose
-axis rounding they share. No database here."""
+server, in a wide drawing and a phone drawing as the overview's (health.pages.overview.summary.build_chart),
+whose axis rounding they share. No database here."""
 
 from dataclasses import dataclass
 from datetime import date

@@ -1,5 +1,5 @@
-"""Reads behind the events list, an event's page and the CSV export (health.pages.events.views): every function
-takes the brand (or brands) health.pages.access allowed."""
+"""Reads behind the events list, an event's page and the CSV export (health.pages.events.views): every
+function takes the brand (or brands) health.pages.access allowed."""
 
 from collections.abc import Iterator
 from dataclasses import dataclass
