@@ -21,7 +21,7 @@ from health.log.writer import Receipt, record, row_values
 
 from .billing import writers
 from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
-from .models import Adjustment, Commission, CommissionStateChange, Order
+from .models import Adjustment, Commission, CommissionHold, CommissionStateChange, Order
 from .money import commission_amount, money, order_total
 from .outcomes import Outcome, Result, say
 
@@ -140,9 +140,18 @@ def _written_unless_changed(result: Result, receipt: Receipt | None, write) -> R
     return _written(result, receipt)
 
 
-def cancel_commission(*, key, payload, received_at: datetime, request_id: str = "", receipt=None) -> Result:
+def cancel_commission(
+    *,
+    key,
+    payload,
+    received_at: datetime,
+    request_id: str = "",
+    receipt=None,
+    via: str = CommissionHold.Via.CHANGE,
+) -> Result:
     """Cancel the commission of an order; a second cancel is already_cancelled. With the API's `receipt`,
-    the request's outcome row is written with the cancel (one statement on PostgreSQL).
+    the request's outcome row is written with the cancel (one statement on PostgreSQL). A held commission's
+    holds are resolved as cancelled by `via` (the cancel request, or the shop's platform).
 
     A paid commission is cancelled too, and its amount clawed back on the next open statement.
     """
@@ -175,6 +184,7 @@ def cancel_commission(*, key, payload, received_at: datetime, request_id: str = 
                 at=_change_time(commission, received_at),
                 cause=CommissionStateChange.Cause.CANCEL,
                 request_id=request_id,
+                resolution=CommissionHold.cancelled_with_its_order(via),
             ),
         )
 

@@ -218,7 +218,7 @@ if __name__ == "__main__":
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--measure", choices=["reconcile", "apply", "wide"])
     parser.add_argument("--mb", type=int, default=1)
-    parser.add_argument("--shape", choices=["commas", "header"], default="commas")
+    parser.add_argument("--shape", choices=["commas", "header", "quoted"], default="commas")
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--traced", action="store_true")
     arguments = parser.parse_args()

@@ -1,7 +1,8 @@
-"""`make bench-reconcile`'s crafted books (bench/reconcile.py runs these): one long line of commas, and one
-wide header of distinct names, from 1 to 50 MB. Each is refused (a line over 1 MB, a row over 500 columns:
-docs/reconciliation.md, "Limits and bad input"), and the peak of Python's allocations before the refusal
-stays flat as the file grows: a 20 MB line of commas once took a worker to 267 MB."""
+"""`make bench-reconcile`'s crafted books (bench/reconcile.py runs these): one long line of commas, one wide
+header of distinct names, and one row of quoted line breaks ("\n" cells, lines of a few bytes), from 1 to 50 MB.
+Each is refused (a line or a row over 1 MB, a row over 500 columns: docs/reconciliation.md, "Limits and bad
+input"), and the peak of Python's allocations before the refusal stays flat as the file grows: a 20 MB line of
+commas once took a worker to 267 MB, a 20 MB row of quoted line breaks about 45 MB."""
 
 import resource
 import tempfile
@@ -9,7 +10,7 @@ import time
 from pathlib import Path
 
 WIDE_MB = (1, 5, 20, 50)
-SHAPES = ("commas", "header")
+SHAPES = ("commas", "header", "quoted")
 
 
 def write_wide(path: Path, mb: int, shape: str) -> None:
@@ -18,6 +19,12 @@ def write_wide(path: Path, mb: int, shape: str) -> None:
             out.write("order_id,amount,currency\nW-1,10.00,USD")
             for _ in range(mb):
                 out.write("," * (1024 * 1024))
+            out.write("\n")
+            return
+        if shape == "quoted":  # one row of "\n" cells: short lines, a row as long as the file
+            out.write("order_id,amount,currency\nW-1,10.00,USD")
+            for _ in range(mb):
+                out.write(',"\n"' * (1024 * 1024 // 5))
             out.write("\n")
             return
         name, size = 0, 0

@@ -3,7 +3,6 @@ shoppers here."""
 
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
 from django.forms.models import BaseInlineFormSet
 from django.urls import reverse
 from django.utils import timezone
@@ -13,7 +12,7 @@ from rest_framework_api_key.models import APIKey
 
 from config.lib.admin import saved_time
 
-from . import known_platforms
+from . import claims, known_platforms
 from .creator_email import CreatorForm
 from .forms import PlatformConnectionForm
 from .hosts import hash_email
@@ -185,6 +184,16 @@ class PropertyAdmin(admin.ModelAdmin):
     autocomplete_fields = ["brand"]
 
 
+class ContestedFilter(admin.SimpleListFilter):
+    title, parameter_name = "claims", "claims"  # a shop more than one brand claims (brands.claims)
+
+    def lookups(self, request, model_admin):
+        return [("contested", "Claimed by more than one brand")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(claims__gt=1) if self.value() == "contested" else queryset
+
+
 class PlatformFilter(admin.SimpleListFilter):
     title = parameter_name = "platform"  # the registered platforms by their titles (brands.known_platforms)
 
@@ -207,10 +216,11 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
         "property",
         "is_enabled",
         "approval",
+        "contested",
         "secret_state",
         "created_at",
     ]
-    list_filter = [("approved_at", admin.EmptyFieldListFilter), PlatformFilter, "is_enabled"]
+    list_filter = [("approved_at", admin.EmptyFieldListFilter), ContestedFilter, PlatformFilter, "is_enabled"]
     list_select_related = ["brand", "property"]
     search_fields = ["shop_domain", "brand__name", "property__host"]
     autocomplete_fields = ["brand"]
@@ -231,27 +241,18 @@ class PlatformConnectionAdmin(admin.ModelAdmin):
             return "Pending: receives nothing until approved"
         return timezone.localtime(obj.approved_at).strftime("%Y-%m-%d %H:%M")
 
+    @admin.display(description="claims")
+    def contested(self, obj):
+        return claims.claimed_by(obj) or "—"
+
+    def get_queryset(self, request):
+        return claims.with_claims(super().get_queryset(request))
+
     @admin.action(description="Approve selected connections (check first that each shop is its brand's)")
     def approve(self, request, queryset):
-        approved, taken = [], []
-        for connection in queryset.filter(approved_at__isnull=True).select_related("brand"):
-            connection.approved_at = timezone.now()
-            try:
-                with transaction.atomic():
-                    connection.save(update_fields=["approved_at"])
-            except IntegrityError:  # platform_connection_active_shop_unique: another brand has the shop
-                taken.append(str(connection))
-            else:
-                approved.append(str(connection))
-        if approved:
-            self.message_user(request, f"Approved: {', '.join(approved)}.", messages.SUCCESS)
-        if taken:
-            self.message_user(
-                request,
-                f"Not approved, the shop is already another approved connection's: {', '.join(taken)}. "
-                "Remove the wrong claim first.",
-                messages.ERROR,
-            )
+        approval = claims.approve(queryset.select_related("brand").order_by("pk"), at=timezone.now())
+        for success, text in approval.messages():
+            self.message_user(request, text, messages.SUCCESS if success else messages.ERROR)
 
 
 @admin.register(DeveloperKey)

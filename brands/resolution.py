@@ -159,12 +159,18 @@ def connection_for(platform: str, shop: str) -> PlatformConnection | None:
     return found
 
 
-def is_pending(platform: str, shop: str) -> bool:
-    """Whether a connection of the shop waits for approval (asked only when no approved one has it)."""
+PENDING_CLAIMS_READ = 20  # a shop's waiting claims a delivery is checked against
+
+
+def pending_connections(platform: str, shop: str) -> list[PlatformConnection]:
+    """The shop's connections waiting for approval (asked only when no approved one has it): one per brand that
+    claimed it, a few at most."""
     # platform_conn_pending_idx (platform, shop_domain) WHERE approved_at IS NULL.
-    return PlatformConnection.objects.filter(
-        platform=platform, shop_domain=shop, approved_at__isnull=True
-    ).exists()
+    return list(
+        PlatformConnection.objects.filter(
+            platform=platform, shop_domain=shop, approved_at__isnull=True
+        ).order_by("pk")[:PENDING_CLAIMS_READ]
+    )
 
 
 def forget_connections() -> None:

@@ -238,7 +238,12 @@ def _read_parameters() -> list[OpenApiParameter]:
                 )
             ],
         ),
-        OpenApiParameter("test", query.openapi_schema(), OpenApiParameter.QUERY, description=query.help_text),
+        OpenApiParameter(
+            "test",
+            {**query.openapi_schema(), "maxLength": OrderReadSerializer.TEST_MAX_LENGTH},
+            OpenApiParameter.QUERY,
+            description=query.help_text,
+        ),
     ]
 
 

@@ -298,8 +298,10 @@ class OrderReadView(KeyRequired, APIView):
 
     @extend_schema(**schema.ORDER_READ)
     def get(self, request, order_id):
-        checked = OrderReadSerializer.check({"order_id": order_id, "test": request.query_params.get("test")})
-        if checked.refusal is not None:  # test is the one rule that refuses
+        test = request.query_params.get("test")
+        checked = OrderReadSerializer.check({"order_id": order_id, "test": test})
+        # test is the one rule that refuses; the schema's maxLength holds for it as sent
+        if checked.refusal is not None or len(test or "") > OrderReadSerializer.TEST_MAX_LENGTH:
             return Response(
                 envelope(success=False, outcome=Outcome.INVALID_PARAMS, text=say("read.test_flag")),
                 status=400,

@@ -14,7 +14,9 @@ UPDATE_ORDER = "1002"  # the update example's order, which nothing cancels
 TRACKED_ORDER = "1003"  # order confirmation: tracked by a code, from a thank-you page
 DIRECT_ORDER = "A-1004"  # order confirmation: no_attribution, sent by a server with strings
 DOMAIN_ORDER = "1005"  # order confirmation: tracked, sent by a server with `domain` instead of page_url
-FIELD_ORDER = "1006"  # the orderId field's own example, which tools combine with the other fields' examples
+# Every order id field's own example in a body (orderId, order_id): an id no demo order has, so that a body tools
+# build from the fields' examples changes no order of the demo world (the read API's path shows READ_ORDER).
+FIELD_ORDER = "1006"
 
 SEEDED = (READ_ORDER, UPDATE_ORDER)
 FREED = (TRACKED_ORDER, DIRECT_ORDER, DOMAIN_ORDER, FIELD_ORDER)

@@ -211,8 +211,8 @@ class PathTextField(RuleField):
     def parse(self, value):
         return value.strip()
 
-    def json_schema(self):
-        return {"type": "string", "minLength": 1}
+    def json_schema(self):  # bounded as an order id is, so that the request line stays within 8 KB
+        return {"type": "string", "minLength": 1, "maxLength": parsing.MAX_ORDER_ID_LENGTH}
 
 
 # --- the serializers -------------------------------------------------------------------------------
@@ -349,7 +349,7 @@ class OrderConfirmationSerializer(RequestSerializer):
 
 _ORDER_ID_OF_CHANGE = dict(
     fix="order_id",
-    example=int(examples.READ_ORDER),
+    example=int(examples.FIELD_ORDER),
     help_text="The orderId of the original order confirmation: a whole number or a string "
     '(trimmed, 1-255 characters); 123 and "123" are the same order.',
 )
@@ -392,8 +392,9 @@ class AmountUpdateSerializer(RequestSerializer):
 class OrderReadSerializer(RequestSerializer):
     """GET /api/Affiliates/orders/<order_id>: the path's order id and the query's test flag."""
 
+    TEST_MAX_LENGTH = 32  # the query's test flag as sent, at most: `true` with room for spaces, within 8 KB
     order_id = PathTextField(
-        example=examples.READ_ORDER,
+        example=examples.READ_ORDER,  # a read changes nothing: it shows the order the read example finds
         help_text="The order id as sent on the order confirmation, URL-encoded; slashes may stay.",
     )
     test = FlagField(**_optional(example=False), help_text="Read the test namespace.")

@@ -1,7 +1,9 @@
 """Commissions, their states and every move between them (with its history row), and the history of
 their amounts."""
 
-from django.db import models
+from contextlib import nullcontext
+
+from django.db import models, transaction
 from django.utils import timezone
 
 from brands.models import Brand, Creator
@@ -138,7 +140,15 @@ class Commission(models.Model):
         return f"{self.amount} {self.currency} for order {self.order.order_id} ({self.state})"
 
     def move_to(
-        self, state: "Commission.State", *, at, cause: str, request_id: str = "", statement=None, alongside=()
+        self,
+        state: "Commission.State",
+        *,
+        at,
+        cause: str,
+        request_id: str = "",
+        statement=None,
+        alongside=(),
+        resolution: dict | None = None,
     ) -> None:
         """The one way a commission changes state: check the move against TRANSITIONS, then write it with its
         CommissionStateChange row, and the `alongside` rows (config.lib.sql.Row: the outcome row of
@@ -150,10 +160,18 @@ class Commission(models.Model):
         that read the row FOR UPDATE always passes; cancel reads it without a lock and decides again when
         it did not). A lock puts the commission on `statement`, and only a lock does;
         a payment freezes the amount paid.
+
+        A commission leaving `held`, by whatever way, resolves its open holds in the same transaction with
+        `resolution` (CommissionHold's decision, via, note and decided_by: a review's decision, or
+        CommissionHold.cancelled_with_its_order), stamped with this move's time and request; a move out of held
+        without one is refused, so no hold is ever left waiting on a commission that no longer is.
         """
         old, state = Commission.State(self.state), Commission.State(state)
         if state not in self.TRANSITIONS[old]:
             raise self.InvalidMove(f"commission {self.pk}: {old} -> {state} is not allowed")
+        leaves_hold = old == self.State.HELD
+        if leaves_hold and not resolution:
+            raise self.InvalidMove(f"commission {self.pk}: leaving held needs its holds' resolution")
         if (state == self.State.LOCKED) != (statement is not None):
             raise self.InvalidMove(
                 f"commission {self.pk}: a commission locks onto a statement, and only then"
@@ -178,8 +196,11 @@ class Commission(models.Model):
             self.statement = statement
         if state == self.State.PAID:
             self.paid_amount = self.amount
-        if not write_guarded(self, _MOVED[state], where=read, rows=[history, *alongside]):
-            raise self.StateChanged(f"commission {self.pk} is no longer {old}")
+        with transaction.atomic() if leaves_hold else nullcontext():
+            if not write_guarded(self, _MOVED[state], where=read, rows=[history, *alongside]):
+                raise self.StateChanged(f"commission {self.pk} is no longer {old}")
+            if leaves_hold:
+                self.holds.filter(decision="").update(decided_at=at, request_id=request_id, **resolution)
 
     def change_amount(self, order_amount, amount, *, at, request_id: str = "", alongside=()) -> None:
         """The one way a commission's amounts change: write the new order total and commission with their

@@ -128,12 +128,15 @@ class CommissionHold(models.Model):
         OPEN = "", "Waiting"
         RELEASED = "released", "Released"
         REJECTED = "rejected", "Rejected"
+        CANCELLED = "cancelled", "Cancelled with its order"  # its order was cancelled before anyone decided
 
     class Via(models.TextChoices):
         API = "api", "Review API"
         ADMIN = "admin", "Admin"
         PAGE = "page", "Review page"
-        CHANGE = "change", "Cancelled by the brand"
+        CHANGE = "change", "Cancel request"
+        PLATFORM = "platform", "The shop's platform"
+        BOOK = "book", "Order book reconciliation"
 
     # Not checked by the database per hold, as the commission's own brand (health.references checks it): a held
     # order's statement writes its holds, and a check would lock the brand's row under every concurrent held
@@ -160,7 +163,8 @@ class CommissionHold(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["commission", "rule"], name="hold_one_per_rule"),
             models.CheckConstraint(
-                name="hold_decision_valid", condition=models.Q(decision__in=["", "released", "rejected"])
+                name="hold_decision_valid",
+                condition=models.Q(decision__in=["", "released", "rejected", "cancelled"]),
             ),
             models.CheckConstraint(
                 name="hold_decided_is_stamped",
@@ -178,12 +182,28 @@ class CommissionHold(models.Model):
     def __str__(self):
         return f"{self.rule} hold on commission {self.commission_id}"
 
+    @classmethod
+    def cancelled_with_its_order(cls, via: str) -> dict:
+        """How the open holds of a held commission cancelled by `via` (CHANGE, PLATFORM, BOOK) are resolved
+        (Commission.move_to)."""
+        return {"decision": cls.Decision.CANCELLED, "via": via, "note": _CANCELLED_BY[via]}
+
     @property
     def resolution(self) -> dict | None:
         """As the read API shows it: null while waiting, else {decision, note, at}."""
         if not self.decision:
             return None
         return {"decision": self.decision, "note": self.note, "at": self.decided_at}
+
+
+_CANCELLED_BY = {
+    way: f"Its order was cancelled by {words} before anyone decided."
+    for way, words in (
+        (CommissionHold.Via.CHANGE, "a cancel request"),
+        (CommissionHold.Via.PLATFORM, "the shop's platform"),
+        (CommissionHold.Via.BOOK, "an order book's reconciliation"),
+    )
+}
 
 
 class ReviewFlag(models.Model):

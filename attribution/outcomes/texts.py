@@ -103,6 +103,9 @@ TEXTS: dict[str, str] = {
     "by their number: nothing to cancel. Fix: cancel the order before deleting it, or name orders by id.",
     "platform.not_cancelled": "Order {order_id} came as {topic}, but its body is not cancelled, refunded or "
     "voided: nothing was cancelled. The topic header is not signed; the service acts on what the signed body says.",
+    "platform.deleted_with_fields": "Order {order_id} came as order.deleted, but its body carries the order's "
+    "fields, which a deletion never does: nothing was cancelled. The topic header is not signed; a deletion's body "
+    "is the id alone.",
     "platform.deleted_not_ours": "Order {order_id} was deleted, but this site's webhook never delivered it: "
     "nothing was cancelled. A deletion carries only an id, so it counts only for an order the same connection sent.",
     "platform.unchanged": "Order {order_id}: its counted amount ({total} {currency}) did not change.",
@@ -131,8 +134,12 @@ TEXTS: dict[str, str] = {
     "Fix: export only the orders' columns.",
     "book.line_too_long": "Line {line} is longer than 1 MB. Fix: export the orders again; a book's line holds one "
     "order's columns.",
+    "book.row_too_long": "The row starting on line {line} is longer than 1 MB. Fix: export the orders again; a "
+    "book's row holds one order's columns.",
     "book.not_utf8": "Line {line} is not UTF-8 text. Fix: save the file as CSV UTF-8 (with or without a BOM).",
     "book.empty": "The file is empty. Fix: upload a CSV file whose first line names the columns.",
+    "book.filename_too_long": "filename is longer than {most} characters. Fix: send a shorter name to show the run "
+    "under.",
     "book.map_too_long": "{field} is longer than {most} characters. Fix: name the column as the file's header does.",
     "book.map_unknown": "{field} is not a field of a book. Fix: map {fields}.",
     "book.map_twice": "The column {column} is mapped to both {other} and {name}. Fix: map each column to one field.",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from attribution import changes
-from attribution.models import Commission, Order, PlatformDelivery
+from attribution.models import Commission, CommissionHold, Order, PlatformDelivery
 from attribution.money import order_total
 from attribution.outcomes import Outcome, Result, say
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
@@ -84,6 +84,7 @@ def follow_order(
             received_at=received_at,
             request_id=request_id,
             receipt=receipt,
+            via=CommissionHold.Via.PLATFORM,  # a held commission's holds say the shop cancelled it
         )
     else:
         amount, currency = parse_amount(order.amount, allow_zero=True), parse_currency(order.currency)

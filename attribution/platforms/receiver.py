@@ -8,8 +8,8 @@ One receiver per registered platform (attribution.platforms.registry), at /api/p
 (docs/decisions.md, "Paths").
 
 The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
-body over the limit (413) → no approved connection for the shop (401 unknown_shop; one pending approval is
-named) → signature missing or wrong
+body over the limit (413) → no approved connection for the shop (401 unknown_shop; a claim waiting for approval
+is named to a delivery signed with its secret) → signature missing or wrong
 (401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
 transaction (attribution.platforms.record): a redelivery (200 redelivery), a topic or status with nothing to do
 (200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
@@ -41,7 +41,7 @@ from attribution.outcomes import Outcome, Result, envelope, say
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import keep_platform_body
-from brands.resolution import connection_for, is_pending
+from brands.resolution import connection_for
 from brands.sealing import UnreadableSecret
 from config.lib.clients import client_address
 from health.log.writer import (
@@ -53,6 +53,7 @@ from health.log.writer import (
     record,
 )
 
+from .claims import signed_by_a_waiting_claim
 from .connect import views as connect_views
 from .notice import Action, OrderNotice, Platform, loads_order
 from .record import receive, recorded_as_change
@@ -115,9 +116,7 @@ class Receiver(View):
         if connection is None:
             if not shop:
                 text = say("platform.no_shop", header=_header_name(self.platform.shop_header))
-            elif is_pending(
-                self.platform.name, shop
-            ):  # claimed on a setup page, not yet approved: nobody's yet
+            elif signed_by_a_waiting_claim(self.platform, request, body, shop, now=received_at):
                 text = say("platform.pending", platform=self.platform.title, shop=shop)
             else:
                 text = say("platform.unknown_shop", platform=self.platform.title, shop=shop)

@@ -5,8 +5,9 @@ with X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the webhook
 
 - order.created and order.updated record the order once it is paid (processing or completed), then follow its
   amount; cancelled or refunded cancels it; any other status (pending, on-hold, failed) is `ignored`.
-- order.deleted cancels an order this connection delivered (its body carries only the order's id, which proves
-  nothing more). Any other topic is `ignored`.
+- order.deleted cancels an order this connection delivered, and only when its body is a deletion's: the id
+  alone. A body with any order field is another topic's signed body replayed under this one (the topic header
+  is not signed), and cancels nothing. Any other topic is `ignored`.
 - The ping WooCommerce sends when a webhook is saved (a form body `webhook_id=N`, unsigned) is answered 200.
 
 WooCommerce's delivery id is made of the webhook's id and the second it was sent, so two deliveries in one
@@ -43,6 +44,8 @@ CLICK_META_KEYS = frozenset(
 # the code_leak rule reads it as it reads Shopify's referring_site (docs/review.md).
 REFERRER_META_KEY = "_wc_order_attribution_referrer"
 META_KEYS = CLICK_META_KEYS | {REFERRER_META_KEY}  # the order's meta the log keeps
+# What WooCommerce sends for order.deleted (and for an order moved to the trash): the id alone.
+DELETION_FIELDS = frozenset({"id"})
 TOPICS = frozenset({"order.created", "order.updated", "order.deleted", "order.restored"})
 # WooCommerce's order statuses, as its REST API and its exports spell them; the order books' reader reads them
 # too (attribution.reconciliation.books.platform_terms). A paid order is recorded, then followed; an undone one cancelled.
@@ -151,6 +154,10 @@ class WooCommerce(Platform):
             )
         order = read_order(document, connection)
         if topic == "order.deleted":
+            if set(document) != DELETION_FIELDS:
+                return notice.asking(
+                    Action.IGNORE, order, note=say("platform.deleted_with_fields", order_id=order.order_id)
+                )
             if order.order_id is None:
                 # Its body is only {"id": N}: an order known by its number cannot be found from it.
                 return notice.asking(Action.IGNORE, order, note=say("platform.deleted_by_number"))

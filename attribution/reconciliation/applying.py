@@ -23,7 +23,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from attribution.models import BookRow, Commission, CommissionStateChange, Order, Reconciliation
+from attribution.models import (
+    BookRow,
+    Commission,
+    CommissionHold,
+    CommissionStateChange,
+    Order,
+    Reconciliation,
+)
 from attribution.money import commission_amount, order_total
 from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Outcome, Result, say
@@ -223,6 +230,7 @@ class _Batch:
                     cause=CommissionStateChange.Cause.RECONCILIATION,
                     request_id=self.request_id,
                     alongside=self._outcome_row(row, result),
+                    resolution=CommissionHold.cancelled_with_its_order(CommissionHold.Via.BOOK),
                 )
                 self._note(row, Change.CANCELLED, result.text)
                 return

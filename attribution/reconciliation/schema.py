@@ -8,7 +8,13 @@ from attribution.http.answers import KEYED, answer
 from attribution.models import BookRow, Reconciliation
 from attribution.outcomes import Outcome
 
-from .books.columns import FIELDS, MAP_PREFIX, MAX_HEADER_NAME
+from .books.columns import (
+    FIELDS,
+    MAP_PREFIX,
+    MAX_FILENAME_IN_QUERY,
+    MAX_HEADER_NAME,
+    MAX_HEADER_NAME_IN_QUERY,
+)
 from .books.reader import MAX_BYTES, MAX_ROWS
 from .summary import COUNTS, NO_CHANGES, ROWS_PER_PAGE
 
@@ -139,8 +145,10 @@ def _refusal(status: int, outcomes: list[Outcome], description: str) -> OpenApiR
     return refused
 
 
+# Named as the schema's paths name it ({id}: drf-spectacular names a `pk` of the URL `id`), so that it is the
+# path's own parameter, not a second one beside it.
 _RUN_ID = OpenApiParameter(
-    "pk",
+    "id",
     {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
     OpenApiParameter.PATH,
     description="The run's id.",
@@ -167,7 +175,7 @@ _COLUMN = {"type": "string", "maxLength": MAX_HEADER_NAME}
 _MAP_PARAMETERS = [
     OpenApiParameter(
         MAP_PREFIX + name,
-        _COLUMN,
+        {"type": "string", "maxLength": MAX_HEADER_NAME_IN_QUERY},
         description=f"The header of the column that holds {_FIELD_SAYS[name]}, whatever the format would "
         "read; case and spacing do not matter. A header the file does not have is a 400.",
     )
@@ -217,7 +225,11 @@ UPLOAD = dict(
             description="Shopify: the amount is `Subtotal` (default) or `Total`.",
         ),
         *_MAP_PARAMETERS,
-        OpenApiParameter("filename", str, description="A name to show the run under (text/csv uploads)."),
+        OpenApiParameter(
+            "filename",
+            {"type": "string", "maxLength": MAX_FILENAME_IN_QUERY},
+            description="A name to show the run under (text/csv uploads).",
+        ),
         *KEYED,
     ],
     examples=[

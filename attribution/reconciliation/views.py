@@ -28,7 +28,13 @@ from attribution.parsing import drain
 from brands.auth import DeveloperKeyAuthentication
 
 from . import applying, runs, schema, summary
-from .books.columns import MAP_PREFIX, MAX_HEADER_NAME, overlong_map
+from .books.columns import (
+    MAP_PREFIX,
+    MAX_FILENAME_IN_QUERY,
+    MAX_HEADER_NAME,
+    MAX_HEADER_NAME_IN_QUERY,
+    overlong_map,
+)
 from .books.errors import BookError
 from .books.reader import MAX_BYTES, too_large
 
@@ -62,6 +68,9 @@ def received_book(request):
         upload.seek(0)
         yield upload.file, upload.name or ""
         return
+    filename = request.GET.get("filename", "")
+    if len(filename) > MAX_FILENAME_IN_QUERY:  # the schema's maxLength, as sent
+        raise BookError(say("book.filename_too_long", most=MAX_FILENAME_IN_QUERY))
     with tempfile.SpooledTemporaryFile(max_size=1024 * 1024) as spooled:
         kept = 0
         while chunk := request.read(CHUNK):
@@ -70,17 +79,18 @@ def received_book(request):
                 raise too_large()
             spooled.write(chunk)
         spooled.seek(0)
-        yield spooled, request.GET.get("filename", "")
+        yield spooled, filename
 
 
 def options_of(request) -> runs.Options:
     """The upload's options: the query string of a text/csv body, the form's fields of a multipart one.
     Each column_<field> maps a field to a header of the file; an empty one maps nothing."""
-    values = request.POST if request.content_type == "multipart/form-data" else request.GET
+    form = request.content_type == "multipart/form-data"
+    values, limit = (request.POST, MAX_HEADER_NAME) if form else (request.GET, MAX_HEADER_NAME_IN_QUERY)
     for name, value in values.items():
         # The schema's maxLength holds for the value as sent, spaces included.
-        if name.startswith(MAP_PREFIX) and len(value) > MAX_HEADER_NAME:
-            raise overlong_map(name.removeprefix(MAP_PREFIX)[:40])
+        if name.startswith(MAP_PREFIX) and len(value) > limit:
+            raise overlong_map(name.removeprefix(MAP_PREFIX)[:40], limit)
     return runs.Options(
         order_id_column=(values.get("order_id_column") or "").strip(),
         amount_column=(values.get("amount_column") or "").strip(),

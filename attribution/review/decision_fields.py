@@ -46,7 +46,7 @@ class ReviewSerializer(RequestSerializer):
 
     order_id = OrderIdField(
         fix="order_id",
-        example=int(examples.READ_ORDER),
+        example=int(examples.FIELD_ORDER),
         help_text="The orderId of the held order's confirmation: a whole number or a string "
         '(trimmed, 1-255 characters); 123 and "123" are the same order.',
     )

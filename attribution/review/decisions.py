@@ -57,14 +57,13 @@ def _apply(
         return Outcome.NOT_HELD
     state, cause, resolved, outcome = _MOVES[decision]
     moved_at = max(at, commission.updated_at)  # the history stays in the order the moves were applied
-    commission.move_to(state, at=moved_at, cause=cause, request_id=who.request_id, alongside=alongside)
-    CommissionHold.objects.filter(commission_id=commission.pk, decision="").update(
-        decision=resolved,
-        note=note,
-        decided_at=moved_at,
-        decided_by=who.user,
-        via=who.via,
+    commission.move_to(
+        state,
+        at=moved_at,
+        cause=cause,
         request_id=who.request_id,
+        alongside=alongside,
+        resolution={"decision": resolved, "note": note, "decided_by": who.user, "via": who.via},
     )
     return outcome
 

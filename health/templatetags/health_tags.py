@@ -34,3 +34,14 @@ def money(value, currency=None):
         return f"{in_minor_units(value, currency) if currency else value:,}"
     except (TypeError, ValueError, ArithmeticError):
         return value
+
+
+@register.filter
+def seen_by(person, viewer):
+    """Who did something, as `viewer` may see them: an account manager (staff) is "your account manager" to a
+    brand user, whose login name is not the brand's to know (docs/threat-model.md, "The pages")."""
+    if person is None:
+        return ""
+    if person.is_staff and not getattr(viewer, "is_staff", False):
+        return "your account manager"
+    return person.get_username()

@@ -9,7 +9,7 @@ from itertools import product
 import pytest
 from django.db import IntegrityError, transaction
 
-from attribution.models import AmountChange, Commission, CommissionStateChange, Statement
+from attribution.models import AmountChange, Commission, CommissionHold, CommissionStateChange, Statement
 from health.log.models import OutcomeEvent
 from tests.attribution.keyed import CANCEL, CREATED_AT, PAID_AT, UPDATE, commission_for, fresh
 
@@ -58,7 +58,11 @@ def test_move_to_makes_an_allowed_move_and_stamps_it(brand, current, target):
     june = Statement.objects.create(brand=brand, month=date(2026, 6, 1))
     before = (commission.locked_at, commission.paid_at, commission.statement_id)
 
-    commission.move_to(target, cause=CAUSE, at=AT, statement=june if target == LOCKED else None)
+    # Out of held, a move says how its holds are resolved (tests/attribution/review/test_holds_resolved_by_a_cancel.py).
+    resolution = CommissionHold.cancelled_with_its_order("change") if current == HELD else None
+    commission.move_to(
+        target, cause=CAUSE, at=AT, statement=june if target == LOCKED else None, resolution=resolution
+    )
 
     moved = fresh(commission)
     assert moved.state == target

@@ -116,7 +116,7 @@ def test_an_approved_connection_receives_its_shop_s_deliveries(client, brand, pr
 
     page = approve(manager(), pending)
 
-    assert f"Approved: Shopify {SHOP}." in page.content.decode()
+    assert f"Approved: Shopify {SHOP} for {brand.name}." in page.content.decode()
     pending.refresh_from_db()
     assert pending.approved_at is not None
     assert post_shopify(client, body_of(shopify_order())).json()["outcome"] == "no_attribution"

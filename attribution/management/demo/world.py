@@ -1,6 +1,6 @@
 """The demo world: three brands in which every order outcome can be produced by hand with curl (the handoff
-brand's orders also by its Shopify shop's signed webhook), and the JSON document naming its ids, codes,
-keys, logins and the shop's webhook secret. Safe to build again: it reuses what exists and moves the
+brand's orders also by its Shopify shop's and its WooCommerce site's signed webhooks), and the JSON document
+naming its ids, codes, keys, logins and the webhooks' secrets. Safe to build again: it reuses what exists and moves the
 fresh clicks back inside the attribution window."""
 
 from datetime import timedelta
@@ -83,6 +83,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         "handoff": _code(handoff, HANDOFF_CODE, creator=ivan),
     }
     shopify = _shopify_connection(handoff, handoff_prop)
+    woocommerce = _woocommerce_connection(handoff, handoff_prop)
     KnownShopper.objects.update_or_create(
         brand=main, email_hash=hash_email(KNOWN_SHOPPER_EMAIL), defaults={"creator": ana}
     )
@@ -129,6 +130,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
                 "page_urls": {"primary": page(handoff_prop.host)},
                 "property_domains": [handoff_prop.host],
                 "shopify": shopify,
+                "woocommerce": woocommerce,
             },
         },
         "clicks": clicks,
@@ -160,12 +162,33 @@ def _brand(name, *, rate, returning_rate=None, storefront_handles_orders=False) 
 
 
 def _shopify_connection(brand, prop) -> dict:
-    """The handoff brand's Shopify shop, connected with a signing secret stable across runs (and unknown
-    without this installation's SECRET_KEY); what a shop's webhook needs to reach it."""
-    secret = "shpss_demo_" + salted_hmac("seed_demo.shopify", HANDOFF_SHOP).hexdigest()[:24]
-    connection = PlatformConnection.objects.filter(platform="shopify", shop_domain=HANDOFF_SHOP).first()
+    """The handoff brand's Shopify shop; what a shop's webhook needs to reach it."""
+    secret = _connected(brand, prop, platform="shopify", shop_domain=HANDOFF_SHOP, prefix="shpss_demo_")
+    return {
+        "webhook_url": reverse("platforms:shopify"),
+        "shop_domain": HANDOFF_SHOP,
+        "webhook_secret": secret,
+    }
+
+
+def _woocommerce_connection(brand, prop) -> dict:
+    """The handoff brand's WooCommerce site, on the brand's own storefront host (a WordPress site names itself
+    in X-WC-Webhook-Source); what its webhooks need to reach it."""
+    secret = _connected(brand, prop, platform="woocommerce", shop_domain=prop.host, prefix="wc_demo_")
+    return {
+        "webhook_url": reverse("platforms:woocommerce"),
+        "site_url": f"https://{prop.host}/",
+        "webhook_secret": secret,
+    }
+
+
+def _connected(brand, prop, *, platform: str, shop_domain: str, prefix: str) -> str:
+    """The brand's approved connection of `shop_domain`, with a signing secret stable across runs (and unknown
+    without this installation's SECRET_KEY): its secret."""
+    secret = prefix + salted_hmac(f"seed_demo.{platform}", shop_domain).hexdigest()[:24]
+    connection = PlatformConnection.objects.filter(platform=platform, shop_domain=shop_domain).first()
     if connection is None:
-        connection = PlatformConnection(platform="shopify", shop_domain=HANDOFF_SHOP)
+        connection = PlatformConnection(platform=platform, shop_domain=shop_domain)
     connection.brand, connection.property, connection.is_enabled = brand, prop, True
     connection.amount_counted = PlatformConnection.Amount.SUBTOTAL
     connection.order_id_source = PlatformConnection.OrderId.ID
@@ -177,11 +200,7 @@ def _shopify_connection(brand, prop) -> dict:
         connection.set_secret(secret)
     connection.full_clean()
     connection.save()
-    return {
-        "webhook_url": reverse("platforms:shopify"),
-        "shop_domain": HANDOFF_SHOP,
-        "webhook_secret": secret,
-    }
+    return secret
 
 
 def _property(brand, host, *, primary: bool) -> Property:

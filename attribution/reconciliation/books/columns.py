@@ -44,6 +44,11 @@ GENERIC_OPTIONAL = ("status", "code", "click_id", "ordered_at", "test")
 FIELDS = GENERIC_REQUIRED + GENERIC_OPTIONAL
 MAP_PREFIX = "column_"  # an upload's column_<field>=<header> maps a field to a header of the file
 MAX_HEADER_NAME = 255
+# In a query string (a text/csv upload's options) a mapped header is shorter: the whole request line must fit the
+# 8 KB the servers in front take (config/serving.py), with every column_<field> at its longest and each character
+# sent as up to 12 bytes (%XX of 4 bytes of UTF-8). 8 fields of 64 and a filename of 128: under 8 KB.
+MAX_HEADER_NAME_IN_QUERY = 64
+MAX_FILENAME_IN_QUERY = 128
 WOO_ALIASES = {
     "order_id": ("order id", "order number", "order #", "order_id"),
     "amount": ("order total", "order total amount", "total"),
@@ -58,8 +63,8 @@ def _key(name: str) -> str:
     return " ".join(name.strip().lower().split())
 
 
-def overlong_map(name: str) -> BookError:
-    return BookError(say("book.map_too_long", field=f"{MAP_PREFIX}{name}", most=MAX_HEADER_NAME))
+def overlong_map(name: str, limit: int = MAX_HEADER_NAME) -> BookError:
+    return BookError(say("book.map_too_long", field=f"{MAP_PREFIX}{name}", most=limit))
 
 
 def check_map(column_map: dict[str, str]) -> None:

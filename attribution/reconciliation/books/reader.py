@@ -32,6 +32,10 @@ MAX_ROWS = 200_000
 # columns, while a crafted one (a 20 MB line of commas, a header of distinct names) took memory out of all
 # proportion to its size before it could be refused (docs/reconciliation.md, "Limits and bad input").
 MAX_LINE_BYTES = 1024 * 1024
+# A row's lines together at most: quoted cells may hold line breaks, so a row of "\n" cells spans lines of a few
+# bytes each, and the CSV reader builds the whole row before its columns can be counted (a 20 MB body of them
+# took about 45 MB). Capped as it streams, it costs what a line may.
+MAX_ROW_BYTES = MAX_LINE_BYTES
 MAX_COLUMNS = 500
 MAX_BYTES = 50 * 1024 * 1024
 
@@ -62,6 +66,7 @@ class Book:
     decimal_mark: str
     reader: Iterator[list[str]]
     _csv: object = field(repr=False, default=None)
+    _lines: "_Lines" = field(repr=False, default=None)
     rows: int = 0  # data rows read so far
     _readers: list = field(repr=False, default_factory=list)
     _currencies: dict = field(repr=False, default_factory=dict)
@@ -97,6 +102,8 @@ class Book:
         try:
             for row in self.reader:
                 start, line = line + 1, self._csv.line_num + 1  # the header is line 1
+                if self._lines is not None:
+                    self._lines.row_read()
                 if len(row) > MAX_COLUMNS:
                     raise too_wide(start, len(row))
                 if not any(cell.strip() for cell in row):
@@ -195,19 +202,35 @@ def too_large() -> BookError:
     return BookError(say("book.too_large", mb=MAX_BYTES // (1024 * 1024)), status=413)
 
 
-def _text_lines(binary) -> Iterator[str]:
-    """The file's lines as text, decoded one at a time so that a line that is not UTF-8 is named (a
-    decoder reading ahead in blocks could not say which); the byte order mark of the first is dropped.
-    A line is read at most MAX_LINE_BYTES and one byte more, so a longer one is refused having cost that."""
-    number = 0
-    while raw := binary.readline(MAX_LINE_BYTES + 1):
-        number += 1
+class _Lines:
+    """The file's lines as text, decoded one at a time so that a line that is not UTF-8 is named (a decoder
+    reading ahead in blocks could not say which); the byte order mark of the first is dropped. A line is read at
+    most MAX_LINE_BYTES and one byte more, and the lines of one row at most MAX_ROW_BYTES together (the reader
+    calls `row_read` after each row), so a longer one is refused having cost that."""
+
+    def __init__(self, binary):
+        self.binary, self.number, self.row_bytes, self.row_start = binary, 0, 0, 1
+
+    def __iter__(self):
+        return self
+
+    def row_read(self) -> None:
+        self.row_bytes, self.row_start = 0, self.number + 1
+
+    def __next__(self) -> str:
+        raw = self.binary.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            raise StopIteration
+        self.number += 1
         if len(raw) > MAX_LINE_BYTES:
-            raise BookError(say("book.line_too_long", line=number))
+            raise BookError(say("book.line_too_long", line=self.number))
+        self.row_bytes += len(raw)
+        if self.row_bytes > MAX_ROW_BYTES:
+            raise BookError(say("book.row_too_long", line=self.row_start))
         try:
-            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            return raw.decode("utf-8-sig" if self.number == 1 else "utf-8")
         except UnicodeDecodeError:
-            raise BookError(say("book.not_utf8", line=number)) from None
+            raise BookError(say("book.not_utf8", line=self.number)) from None
 
 
 def open_book(
@@ -215,7 +238,7 @@ def open_book(
 ) -> Book:
     """Read the header of a binary file and tell its format; BookError when it cannot be a book (with the
     file's column names when the header is what failed)."""
-    text = _text_lines(binary)
+    text = _Lines(binary)
     first = next(text, "")
     if not first.strip():
         raise BookError(say("book.empty"))
@@ -233,5 +256,6 @@ def open_book(
     except BookError as exc:
         exc.header = columns_named(header)
         raise
+    text.row_read()  # the header is a row of its own
     reader = csv.reader(text, delimiter=delimiter)
-    return Book(fmt, columns, "." if delimiter == "," else ",", reader, reader)
+    return Book(fmt, columns, "." if delimiter == "," else ",", reader, reader, text)

@@ -194,7 +194,7 @@ def test_a_rerun_keeps_the_shop_s_webhook_secret(seed, tmp_path):
     again = seed(path=path)["brands"]["handoff"]["shopify"]
 
     assert again == first
-    assert PlatformConnection.objects.get().previous_secret == ""
+    assert PlatformConnection.objects.get(platform="shopify").previous_secret == ""
 
 
 def test_it_refuses_to_build_the_demo_world_in_production_without_force(db, settings):

@@ -36,6 +36,7 @@ def test_the_document_has_every_key_of_the_spec(world):
                 **brand_keys,
                 "page_urls": {"primary": "str"},
                 "shopify": {"webhook_url": "str", "shop_domain": "str", "webhook_secret": "str"},
+                "woocommerce": {"webhook_url": "str", "site_url": "str", "webhook_secret": "str"},
             },
         },
         "clicks": dict.fromkeys(
