@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('attribution', '0020_hold_and_delivery_references_checked_by_code'),
+        ('attribution', '0021_holds_resolved_with_their_commission'),
         ('brands', '0009_platform_connection_credentials'),
     ]
 
