@@ -8,7 +8,7 @@ PORT ?= 8000
 # `make run RESET=1`: new demo developer keys (by default the keys in demo-world.json keep working).
 RESET ?=
 
-.PHONY: install run test bench bench-cost bench-db bench-phases bench-health bench-partitions bench-reconcile clean
+.PHONY: install run test bench bench-cost bench-db bench-phases bench-health bench-partitions bench-reconcile bench-sync clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -82,6 +82,12 @@ bench-partitions: $(STAMP)
 # Reconciling 100,000 rows, applying 10,000 missing orders, memory from 10,000 to 200,000 rows (bench/reconcile.py).
 bench-reconcile: $(STAMP)
 	$(BIN)/python bench/reconcile.py
+
+# The nightly sync of a 10,000-order shop against the platforms' stand-in: its cost, its memory at 1,000 and
+# 10,000 orders, and the live order path's p99 beside it (bench/sync.py; gunicorn on 127.0.0.1:8106).
+bench-sync: $(STAMP)
+	@command -v wrk >/dev/null || (apt-get install -y -qq wrk || (apt-get update -qq && apt-get install -y -qq wrk)) >/dev/null 2>&1 || (echo "install wrk (apt-get install wrk)"; exit 1)
+	$(BIN)/python -m bench.sync $(if $(TURNS),--turns $(TURNS)) $(if $(PLAN),--plan $(PLAN))
 
 clean:
 	rm -rf $(VENV) db.sqlite3 demo-world.json staticfiles

@@ -359,8 +359,15 @@ RETENTION_DAYS = {
         # The platforms' delivery ids (attribution.PlatformDelivery): a redelivery within this time does
         # nothing; Shopify retries for about 4 hours; a month also covers a resend by hand.
         "platform_deliveries": 30,
+        # The shops' nightly syncs and the orders each read (attribution.SyncRun, SyncedOrder): a year of
+        # history and of the orders' first reading; the daily capture figures stay.
+        "sync_runs": 400,
     }.items()
 }
+
+# The shops' nightly sync (attribution.platforms.sync) rests this many times a page's own time after each page,
+# leaving the machine to the live order path (docs/performance.md, "The nightly sync"); 0 reads flat out.
+SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=1.0)
 
 # The task runner (django-q2, the database is the queue; config/task_runner.py).
 Q_CLUSTER = task_runner_settings(

@@ -8,3 +8,5 @@ from config.settings import *  # noqa: F403
 DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
 DATABASE_ROUTERS = ["config.db.router.ReplicaRouter"]
 REPLICA_READS = False
+# Tests never wait: the sync's rest between pages is off (a test of it sets it).
+SYNC_PAUSE_RATIO = 0.0

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, time, timedelta
 
 from django.core.management import call_command
 from django.utils import timezone
+from django_q.tasks import async_task
 
 from attribution.billing.writers import lock_due_commissions
 from attribution.http.throttles import prune_counters
@@ -22,7 +23,7 @@ from attribution.models import Reconciliation
 from attribution.reconciliation import applying
 from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
-from health.alerts import notifications
+from health.alerts import notifications, sync_incidents
 from health.log.partitions import ensure_partitions
 from health.log.retention import prune
 from health.log.rollup import roll_up
@@ -128,6 +129,41 @@ def make_outcome_partitions() -> str:
     return f"Made {len(made)} outcome log partitions: {', '.join(made) or 'none missing'}."
 
 
+def sync_shops() -> str:
+    """The nightly sync: one task per connection that can be synced (health.tasks.sync_shop), so each shop's
+    sync runs on its own and a slow shop holds up no other."""
+    ids = connections_to_sync()
+    for pk in ids:
+        async_task("health.tasks.sync_shop", pk, "nightly", group="sync")
+    return f"Queued the sync of {len(ids)} shops."
+
+
+def connections_to_sync() -> list[int]:
+    from brands.models import PlatformConnection  # noqa: PLC0415
+
+    return [
+        connection.pk
+        for connection in PlatformConnection.objects.filter(
+            is_enabled=True, approved_at__isnull=False, disconnected_at__isnull=True
+        ).exclude(credential="")
+        if connection.can_sync()
+    ]
+
+
+def sync_shop(connection_id: int, trigger: str = "nightly", since: str = "", until: str = "") -> str:
+    """One shop's sync (attribution.platforms.sync), then its incidents; a run with pages left after the task's
+    time is carried on by a task of its own, from its last page."""
+    synced = sync_incidents.sync_and_report(
+        connection_id,
+        trigger=trigger,
+        since=datetime.fromisoformat(since) if since else None,
+        until=datetime.fromisoformat(until) if until else None,
+    )
+    if synced.unfinished:
+        async_task("health.tasks.sync_shop", connection_id, trigger, group="sync")
+    return sync_incidents.describe_synced(synced)
+
+
 @dataclass(frozen=True)
 class Plan:
     name: str
@@ -150,6 +186,8 @@ SCHEDULES = [
     Plan("Check the references", "health.tasks.check_references", daily_at=time(4)),
     # The ECB publishes around 16:00 CET (15:00 UTC in winter, 14:00 in summer).
     Plan("Refresh the currency rates", "health.tasks.refresh_fx_rates", daily_at=time(15, 30)),
+    # After the shops' day has ended in the Americas and Europe alike (01:15 New York is 06:15 UTC).
+    Plan("Sync the orders of every shop", "health.tasks.sync_shops", daily_at=time(6, 15)),
 ]
 
 

@@ -16,6 +16,7 @@ from health.pages.review import views as review
 from health.pages.setup import connect as connect_shop
 from health.pages.setup import views as setup
 from health.pages.statements import views as statements
+from health.pages.sync import views as sync_pages
 
 app_name = "health"
 
@@ -57,4 +58,8 @@ urlpatterns = [
     path("review/", review.review, name="review"),
     path("review/decide/", review.decide, name="review_decide"),
     path("review/settings/", review.review_settings, name="review_settings"),
+    # The shops' sync: its history, one run's recovered orders, Sync now (docs/health.md, "The sync").
+    path("sync/", sync_pages.sync_history, name="sync_history"),
+    path("sync/<int:pk>/", sync_pages.sync_run, name="sync_run"),
+    path("sync/now/", sync_pages.sync_now, name="sync_now"),
 ]

@@ -1,6 +1,6 @@
 """The attribution app's tables, one module per concept: clicks and creator links, orders, commissions
 (states, moves and their history, amount history), statements and adjustments, the spool's replay ledger, dead letters and backlog, reconciliations of the brand's order book, the
-storefront platforms' deliveries, the daily reference rates of currencies."""
+storefront platforms' deliveries, the nightly sync of their orders, the daily reference rates of currencies."""
 
 from .clicks import LINK_CODE_ALPHABET, Click, CreatorLink, new_click_id, new_link_code
 from .commissions import AmountChange, Commission, CommissionStateChange
@@ -12,6 +12,7 @@ from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
 from .review import CommissionHold, ReviewFlag, ReviewSettings, Rule
 from .statements import Adjustment, Statement
+from .syncs import DailyCapture, SyncedOrder, SyncRun
 
 __all__ = [
     "LINK_CODE_ALPHABET",
@@ -24,6 +25,7 @@ __all__ = [
     "CommissionHold",
     "CommissionStateChange",
     "CreatorLink",
+    "DailyCapture",
     "FxRate",
     "Order",
     "PlatformDelivery",
@@ -36,6 +38,8 @@ __all__ = [
     "SpoolBacklog",
     "SpoolReplay",
     "Statement",
+    "SyncRun",
+    "SyncedOrder",
     "new_click_id",
     "new_link_code",
 ]

@@ -41,6 +41,8 @@ class Via:
     # The delivery's row to claim with a new order in one statement, outside any transaction (PostgreSQL;
     # attribution.platforms.record): write_order raises NotFirst instead of joining when the order is there.
     claim: dict | None = None
+    # A step to put first in the order's trace: the platform's sync brought it (attribution.platforms.sync).
+    first_step: dict | None = None
 
 
 class NotFirst(Exception):
@@ -82,6 +84,8 @@ def write_order(
     order["via_api"], order["via_platform"] = not via_platform, via_platform
     if via is not None:
         order["platform_changed_at"] = via.changed_at
+        if via.first_step is not None:
+            order["trace"] = [via.first_step, *order.get("trace", [])]
     if via is not None and via.claim is not None:
         if receipt is None or connection.vendor != "postgresql" or connection.in_atomic_block:
             raise ValueError(

@@ -21,6 +21,9 @@ class Signal(StrEnum):
     JOIN = "join"
     # Not a signal either: a review rule that held the commission (attribution.review; result: the rule).
     REVIEW = "review"
+    # Nor this: the platform's nightly sync brought the order, which no webhook had delivered
+    # (attribution.platforms.sync).
+    SYNC = "sync"
 
 
 class StepResult(StrEnum):
@@ -39,6 +42,8 @@ class StepResult(StrEnum):
     NOT_KNOWN = "not_known"
     # the platform's order and the order confirmation
     JOINED = "joined"
+    # the platform's nightly sync
+    RECOVERED = "recovered"
 
 
 # What each signal can answer, in the docs' order (docs/api.md, "The decision's trace").
@@ -59,6 +64,7 @@ RESULTS = {
     ),
     Signal.SHOPPER: (StepResult.ATTRIBUTED, StepResult.NOT_KNOWN),
     Signal.JOIN: (StepResult.JOINED,),
+    Signal.SYNC: (StepResult.RECOVERED,),
 }
 
 SIGNAL_LABELS = {
@@ -67,6 +73,7 @@ SIGNAL_LABELS = {
     Signal.SHOPPER: "Known shopper",
     Signal.JOIN: "Platform order and order confirmation",
     Signal.REVIEW: "Review rule: commission held",
+    Signal.SYNC: "Recovered by the platform's sync",
 }
 
 

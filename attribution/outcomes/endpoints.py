@@ -51,6 +51,10 @@ EVENT_ENDPOINTS = tuple(way.name for way in ENDPOINTS.values() if way.event_api)
 ORDER_ENDPOINTS = [way.name for way in ENDPOINTS.values() if way.brings_orders]
 # A platform's endpoint for the deliveries that change an order (an update or a cancel), by its order endpoint.
 CHANGE_ENDPOINT: dict[str, str] = {}
+# A platform's endpoint for what its nightly sync did (attribution.platforms.sync): an order no webhook delivered,
+# recorded, and a cancel, refund or amount the webhooks missed, followed. Not an order endpoint: the webhook's
+# silence must still show (the alerts' silence rule), and the sync's capture figures count what it recovered.
+SYNC_ENDPOINT: dict[str, str] = {}
 # Answers on the order endpoints that are no order of their own: the order was handed to the platform's webhook
 # (shopify_handoff), came already (a redelivery, orders/paid after orders/create), there was none to take
 # (an ignored topic, a disabled connection), or the delivery was not the shop's (an unknown shop, a
@@ -153,19 +157,38 @@ PLATFORM_CHANGE_WORDS = {
         "label": "Took effect: the commission followed the platform's order (its amount, or its cancel)"
     }
 }
+PLATFORM_SYNC_WORDS = {
+    Outcome.TRACKED: {
+        "label": "Put right by the sync: an order no webhook delivered recorded with its commission, or a missed "
+        "cancel, refund or amount followed"
+    },
+    Outcome.NO_ATTRIBUTION: {"label": "Recorded by the sync (no webhook delivered it); nothing to attribute"},
+    Outcome.ORDER_NOT_FOUND: {
+        "label": "The sync read a change of an order never recorded here",
+        "fix": "Nothing to do: the order was not paid when it was read, or its amount could not count.",
+    },
+}
 
 
-def add_platform(name: str, label: str, change_label: str, words: dict | None = None) -> None:
-    """A storefront platform's two endpoints: `name` for the deliveries that bring an order (and those refused
-    before their topic was read), `<name>_change` for those that change one; `words` are the outcomes the
-    platform words its own way on both (over PLATFORM_WORDS)."""
-    change = f"{name}_change"
+def add_platform(
+    name: str, label: str, change_label: str, words: dict | None = None, *, sync_label: str = ""
+) -> None:
+    """A storefront platform's three endpoints: `name` for the deliveries that bring an order (and those refused
+    before their topic was read), `<name>_change` for those that change one, `<name>_sync` for what its sync
+    did; `words` are the outcomes the platform words its own way on them (over PLATFORM_WORDS)."""
+    change, sync = f"{name}_change", f"{name}_sync"
     ENDPOINTS[name] = WayIn(name, label, brings_orders=True)
     ENDPOINTS[change] = WayIn(change, change_label)
+    ENDPOINTS[sync] = WayIn(sync, sync_label or f"{label}: sync")
     if name not in ORDER_ENDPOINTS:
         ORDER_ENDPOINTS.append(name)
     CHANGE_ENDPOINT[name] = change
-    for endpoint, own in ((name, PLATFORM_ORDER_WORDS), (change, PLATFORM_CHANGE_WORDS)):
+    SYNC_ENDPOINT[name] = sync
+    for endpoint, own in (
+        (name, PLATFORM_ORDER_WORDS),
+        (change, PLATFORM_CHANGE_WORDS),
+        (sync, PLATFORM_SYNC_WORDS),
+    ):
         for outcome, said in {**PLATFORM_WORDS, **own, **(words or {})}.items():
             BY_ENDPOINT[(outcome, endpoint)] = said
 
@@ -173,7 +196,8 @@ def add_platform(name: str, label: str, change_label: str, words: dict | None = 
 def remove_platform(name: str) -> None:
     """Undo `add_platform` (a platform registered for a while, as a test does)."""
     change = CHANGE_ENDPOINT.pop(name, f"{name}_change")
-    for endpoint in (name, change):
+    sync = SYNC_ENDPOINT.pop(name, f"{name}_sync")
+    for endpoint in (name, change, sync):
         ENDPOINTS.pop(endpoint, None)
         for key in [key for key in BY_ENDPOINT if key[1] == endpoint]:
             del BY_ENDPOINT[key]

@@ -91,6 +91,8 @@ class OrderNotice:
     # A cancel whose body cannot prove the order (WooCommerce's order.deleted carries only an id): done only
     # for an order the same connection delivered before.
     own_orders_only: bool = False
+    # The platform's sync brought the order (attribution.platforms.sync): what the first step of its trace says.
+    synced: str = ""
 
     def asking(
         self,
@@ -162,6 +164,7 @@ class Platform:
     title = ""  # as answers name it: "Shopify"
     endpoint_label = ""  # the outcome log's endpoint as the pages show it: "Shopify webhook"
     change_label = ""  # and its change endpoint: "Shopify webhook: update"
+    sync_label = ""  # and its sync's endpoint (`<name>_sync`): "Shopify sync"
     # Outcomes this platform words its own way on its endpoints (attribution.outcomes.endpoints.add_platform).
     words: dict = {}
     signature_scheme = ""  # how a refusal's WWW-Authenticate names the signature: "HMAC-SHA256"

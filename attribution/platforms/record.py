@@ -23,6 +23,7 @@ from attribution.models import Order, PlatformDelivery
 from attribution.orders import joins
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.lookups import Lookups
+from attribution.orders.trace import Signal, StepResult, step
 from attribution.orders.whatif import decide_payload_again
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT
@@ -276,7 +277,10 @@ def record_order(
         judged_at=judged_at,
         lookups=lookups,
         via=joins.Via(
-            notice.platform, order.changed_at, claim=_claim(notice, received_at) if claim else None
+            notice.platform,
+            order.changed_at,
+            claim=_claim(notice, received_at) if claim else None,
+            first_step=step(Signal.SYNC, StepResult.RECOVERED, notice.synced) if notice.synced else None,
         ),
     )
     if not result.recorded:

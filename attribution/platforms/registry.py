@@ -1,6 +1,6 @@
 """The storefront platforms this service receives orders from: the one list (a third platform is a module
 beside shopify.py, added to `register` below). Registering a platform gives it its receiver
-(attribution.platforms.receiver), its two endpoints in the outcome log with their labels
+(attribution.platforms.receiver), its endpoints in the outcome log (orders, changes, its sync) with their labels
 (attribution.outcomes.endpoints), its place among the connections' platforms (brands.known_platforms: the
 connection forms' choices and the connection's check, which brands, below attribution, cannot read here) and
 its part of the setup page (its steps, its test request). attribution.apps loads this module when Django
@@ -32,7 +32,13 @@ def register(platform: Platform) -> Platform:
     if name in PLATFORMS:
         raise ValueError(f"platform {name} is registered already")
     PLATFORMS[name] = platform
-    endpoints.add_platform(name, platform.endpoint_label, platform.change_label, platform.words)
+    endpoints.add_platform(
+        name,
+        platform.endpoint_label,
+        platform.change_label,
+        platform.words,
+        sync_label=platform.sync_label,
+    )
     known_platforms.know(platform)
     return platform
 
@@ -55,7 +61,7 @@ def platforms() -> list[Platform]:
 def platform_of_endpoint(endpoint: str) -> Platform | None:
     """The platform whose order endpoint or change endpoint (outcome log) this is; None for any other."""
     for name, platform in PLATFORMS.items():
-        if endpoint in (name, endpoints.CHANGE_ENDPOINT.get(name)):
+        if endpoint in (name, endpoints.CHANGE_ENDPOINT.get(name), endpoints.SYNC_ENDPOINT.get(name)):
             return platform
     return None
 

@@ -77,6 +77,7 @@ class Shopify(Platform):
     title = "Shopify"
     endpoint_label = "Shopify webhook"
     change_label = "Shopify webhook: update"
+    sync_label = "Shopify sync"
     shop_header = "HTTP_X_SHOPIFY_SHOP_DOMAIN"
     signature_header = "HTTP_X_SHOPIFY_HMAC_SHA256"
     signature_header_name = "X-Shopify-Hmac-Sha256"

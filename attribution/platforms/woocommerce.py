@@ -81,6 +81,7 @@ class WooCommerce(Platform):
     title = "WooCommerce"
     endpoint_label = "WooCommerce webhook"
     change_label = "WooCommerce webhook: update"
+    sync_label = "WooCommerce sync"
     shop_header = "HTTP_X_WC_WEBHOOK_SOURCE"
     signature_header = "HTTP_X_WC_WEBHOOK_SIGNATURE"
     signature_header_name = "X-WC-Webhook-Signature"

@@ -7,7 +7,7 @@ from datetime import UTC
 from attribution.outcomes import OUTCOMES, Outcome
 from attribution.outcomes.endpoints import Endpoint
 from attribution.outcomes.endpoints import label as endpoint_label
-from health.alerts import connection_rules, fx_rules, review_rules
+from health.alerts import connection_rules, fx_rules, review_rules, sync_descriptions
 from health.alerts.models import Incident
 from health.alerts.rules import HANDOFF, HANDOFF_SUBJECT, Description
 
@@ -41,6 +41,8 @@ def describe(incident: Incident) -> Description:
         return review_rules.describe(incident)
     if incident.rule == Rule.FX_STALE:
         return fx_rules.describe(incident)
+    if incident.rule in sync_descriptions.RULES:
+        return sync_descriptions.describe(incident)
     if incident.rule in connection_rules.RULES:
         return connection_rules.describe(incident)
     return _describe_rule(incident)

@@ -123,6 +123,12 @@ class Incident(models.Model):
         FX_STALE = "fx_rates_stale", "Currency rates out of date"  # account managers', as service_side
         # A shop's connection disconnected (uninstalled, revoked): health.alerts.connection_rules (issue 47).
         DISCONNECTED = "disconnected", "Shop disconnected: connect it again"
+        # Opened and resolved by the shops' sync (health.alerts.sync_incidents), one a connection (its id the
+        # subject; a recovered day's is "<connection id>:<day>").
+        SYNC_RECOVERED = "sync_recovered", "Orders only the sync brought"
+        WEBHOOK_REMOVED = "webhook_removed", "Webhook subscription removed"
+        WEBHOOK_DISABLED = "webhook_disabled", "Webhook disabled by the shop"
+        API_VERSION = "api_version", "Platform API version not the pinned one"
 
     # Null for the service-side rules (a fault of this service, stale currency rates): they concern every brand,
     # and account managers.

@@ -354,8 +354,14 @@ def is_enabled(rules: AlertRuleSet, rule: str) -> bool:
     }.get(rule, True)
 
 
+# The sync's incidents: opened and resolved by the shops' sync (health.alerts.sync_incidents), never here.
+SYNC_RULES = frozenset({Rule.SYNC_RECOVERED, Rule.WEBHOOK_REMOVED, Rule.WEBHOOK_DISABLED, Rule.API_VERSION})
+
+
 def cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:
     """Whether an open brand incident's condition has cleared."""
+    if incident.rule in SYNC_RULES:
+        return False  # the next sync of the shop says so
     if incident.rule == Rule.SILENCE and incident.subject == HANDOFF_SUBJECT:
         return handoffs_cleared(incident, facts)
     if incident.rule == Rule.SILENCE:

@@ -34,6 +34,7 @@ def test_every_background_job_has_a_schedule_visible_in_the_admin(client, staff)
         "check_references",
         "refresh_review_figures",
         "refresh_fx_rates",
+        "sync_shops",
     }
     client.force_login(staff)
     html = client.get("/admin/django_q/schedule/").content.decode()

@@ -1,6 +1,9 @@
 """The stand-in's world for the demo (`make run`): the demo brands' shops (attribution/management/demo), so a
 newcomer can "Connect with Shopify" Acme Demo's shop, or "Connect with WooCommerce" Globex Demo's site, offline."""
 
+from datetime import UTC, datetime
+
+from .demo_orders import add_demo_orders
 from .world import World
 
 # Acme Demo (brand main) connects its Shopify shop by OAuth on the setup page.
@@ -21,4 +24,6 @@ def demo_world(*, origin: str, shopify_client_id: str, shopify_client_secret: st
     world.add_shop(MAIN_SHOP, id=60001, name="Acme Demo", currency="USD", timezone="America/New_York")
     world.add_shop(HANDOFF_SHOP, id=60002, name="Initech Demo", currency="USD", timezone="America/Chicago")
     world.add_site(OTHER_SITE, name="Globex Demo", timezone="Europe/Berlin", gmt_offset=1)
+    # Orders no webhook delivered: "Sync now" recovers them once the shop is connected (README, the tour).
+    add_demo_orders(world, main_shop=MAIN_SHOP, other_site=OTHER_SITE, now=datetime.now(UTC))
     return world

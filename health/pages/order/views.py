@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from attribution.orders.trace import readable
-from attribution.outcomes.endpoints import CHANGE_ENDPOINT
+from attribution.outcomes.endpoints import CHANGE_ENDPOINT, SYNC_ENDPOINT
 from attribution.outcomes.endpoints import label as endpoint_label
 from config.db.router import primary, reads_replica
 from health.pages.access import brand_page
@@ -67,10 +67,11 @@ def paths_of(order, events: list[dict]) -> list[str]:
     """Which ways in saw the order (attribution.orders.joins): the order confirmation, the platform's webhook."""
     paths = ["the order confirmation"] if order.via_api else []
     if order.via_platform:
-        platforms = [
-            endpoint_label(e)
-            for e, change in CHANGE_ENDPOINT.items()
-            if any(r["endpoint"] in (e, change) for r in events)
+        seen = {r["endpoint"] for r in events}
+        platforms = [endpoint_label(e) for e, change in CHANGE_ENDPOINT.items() if seen & {e, change}]
+        # An order only the platform's sync brought (attribution.platforms.sync): no webhook saw it.
+        platforms += [
+            endpoint_label(sync) for e, sync in SYNC_ENDPOINT.items() if sync in seen and e not in seen
         ]
         paths += platforms or ["a storefront platform's webhook"]
     return paths

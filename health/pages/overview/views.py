@@ -20,6 +20,7 @@ from health.pages.overview.forms import PERIODS, PeriodForm
 from health.pages.overview.money import commission_in_reporting
 from health.pages.overview.summary import build_overview
 from health.pages.reconcile import queries as reconcile_queries
+from health.pages.sync import queries as sync_queries
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,10 @@ def overview(request, chosen):
         "status": queries.integration_status(chosen.brand, now),
         # The share of the brand's order book that arrived, by day, from its reconciliations.
         "capture": reconcile_queries.capture_by_day(
+            chosen.brand, first_day=period.first_day, last_day=period.last_day
+        ),
+        # Of the shops' orders per day, those that arrived live by each path and only by the nightly sync.
+        "sync_capture": sync_queries.capture_by_day(
             chosen.brand, first_day=period.first_day, last_day=period.last_day
         ),
         # The brand's storefront-platform connections: deliveries and the capture rate by path.

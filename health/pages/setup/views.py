@@ -34,6 +34,7 @@ from health.pages.access import brand_page
 from health.pages.events import queries as event_queries
 from health.pages.outcomes import info_of
 from health.pages.overview import queries
+from health.pages.sync.forms import sync_now_context
 
 logger = logging.getLogger(__name__)
 
@@ -280,5 +281,6 @@ def setup_page(request, chosen):
         or brand.platform_connections.filter(is_enabled=True, approved_at__isnull=False).exists(),
         "platforms": platform_steps(request),
         "platform_titles": either([platform.title for platform in registry.platforms()]),
+        **sync_now_context(brand),  # Sync now, and the link to the sync history (health.pages.sync)
     }
     return render(request, "health/setup.html", context)

@@ -1,0 +1,141 @@
+"""Reading a Shopify shop's orders of a window through the Admin GraphQL API (attribution.platforms.apis.shopify):
+`orders(sortKey: UPDATED_AT, query: "updated_at:>=… AND updated_at:<…")` paged by cursor, each order turned into
+the REST shape its webhook carries, so that attribution.platforms.shopify reads it as it reads a delivery
+(one reading of Shopify's order, docs/decisions.md, "The nightly sync").
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+# Every order field the sync reads, as GraphQL names it, with the two amounts the connection counts (the subtotal,
+# or the total: before and after refunds and edits). Shopify's calculator asks 1 point for an order and 1 for
+# each object in it (a scalar is free): a MoneyBag and its shopMoney are 2, the journey and its first visit 2.
+AMOUNTS = {
+    False: ("subtotalPriceSet", "currentSubtotalPriceSet"),
+    True: ("totalPriceSet", "currentTotalPriceSet"),
+}
+ORDER_FIELDS = """
+      legacyResourceId name createdAt updatedAt cancelledAt test email currencyCode displayFinancialStatus
+      {amounts}
+      discountCodes
+      customAttributes {{ key value }}
+      customerJourneySummary {{ ready firstVisit {{ landingPage referrerUrl }} }}
+"""
+MAX_QUERY_POINTS = 1000  # Shopify refuses a query that asks for more
+MAX_PAGE = 250  # Shopify's most orders a page
+
+ORDERS_QUERY = (
+    "query SyncOrders($first: Int!, $after: String, $query: String!) {{\n"
+    "  orders(first: $first, after: $after, sortKey: UPDATED_AT, query: $query) {{\n"
+    "    pageInfo {{ hasNextPage endCursor }}\n"
+    "    nodes {{{fields}    }}\n"
+    "  }}\n"
+    "}}"
+)
+
+
+def orders_query(*, counts_total: bool) -> tuple[str, int]:
+    """The orders query and the most orders a page may ask for under MAX_QUERY_POINTS."""
+    amounts = " ".join(f"{name} {{ shopMoney {{ amount currencyCode }} }}" for name in AMOUNTS[counts_total])
+    fields = ORDER_FIELDS.format(amounts=amounts)
+    per_order = 1 + fields.count("{")
+    return ORDERS_QUERY.format(fields=fields), min(MAX_PAGE, (MAX_QUERY_POINTS - 2) // per_order)
+
+
+# displayFinancialStatus, as the webhook's financial_status spells it.
+FINANCIAL = {
+    "AUTHORIZED": "authorized",
+    "EXPIRED": "expired",
+    "PAID": "paid",
+    "PARTIALLY_PAID": "partially_paid",
+    "PARTIALLY_REFUNDED": "partially_refunded",
+    "PENDING": "pending",
+    "REFUNDED": "refunded",
+    "VOIDED": "voided",
+}
+# Never paid for: the sync records no such order (its webhook's orders/create would have, and its cancel follows).
+NEVER_PAID = frozenset({"expired", "voided"})
+
+
+@dataclass
+class Page:
+    documents: list  # the orders in the webhook's shape
+    cursor: str  # where the next page starts
+    more: bool
+
+
+def window_query(start: datetime, end: datetime) -> str:
+    return f"updated_at:>='{_stamp(start)}' AND updated_at:<'{_stamp(end)}'"
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class ShopifyOrders:
+    """The pages of a window's orders, through `admin` (a ShopifyAdmin)."""
+
+    def __init__(self, admin, *, start: datetime, end: datetime, counts_total: bool = False):
+        self.admin, self.query_text = admin, window_query(start, end)
+        self.document, self.page_size = orders_query(counts_total=counts_total)
+
+    def page(self, cursor: str) -> Page:
+        data = self.admin.query(
+            self.document, {"first": self.page_size, "after": cursor or None, "query": self.query_text}
+        )
+        orders = data["orders"]
+        info = orders.get("pageInfo") or {}
+        return Page(
+            documents=[as_webhook_order(node) for node in orders.get("nodes") or []],
+            cursor=info.get("endCursor") or cursor,
+            more=bool(info.get("hasNextPage")),
+        )
+
+
+def as_webhook_order(node: dict) -> dict:
+    """A GraphQL order in the REST shape of its webhook (the fields attribution.platforms.shopify reads)."""
+    journey = node.get("customerJourneySummary") or {}
+    first_visit = (journey.get("firstVisit") or {}) if journey.get("ready") else {}
+    legacy = node.get("legacyResourceId")
+    order = {
+        "id": int(legacy) if isinstance(legacy, str) and legacy.isdigit() else legacy,
+        "name": node.get("name"),
+        "created_at": node.get("createdAt"),
+        "updated_at": node.get("updatedAt"),
+        "cancelled_at": node.get("cancelledAt"),
+        "test": bool(node.get("test")),
+        "email": node.get("email"),
+        "currency": node.get("currencyCode"),
+        "financial_status": FINANCIAL.get(node.get("displayFinancialStatus") or "", ""),
+        "discount_codes": [{"code": code} for code in node.get("discountCodes") or []],
+        "note_attributes": [
+            {"name": a.get("key"), "value": a.get("value")}
+            for a in node.get("customAttributes") or []
+            if isinstance(a, dict)
+        ],
+        "landing_site": first_visit.get("landingPage") or "",
+        "referring_site": first_visit.get("referrerUrl") or "",
+    }
+    for rest, graphql in _REST_AMOUNTS:
+        money = ((node.get(graphql) or {}).get("shopMoney")) or {}
+        if money.get("amount") is not None:
+            order[rest] = money["amount"]
+    return order
+
+
+_REST_AMOUNTS = (
+    ("subtotal_price", "subtotalPriceSet"),
+    ("current_subtotal_price", "currentSubtotalPriceSet"),
+    ("total_price", "totalPriceSet"),
+    ("current_total_price", "currentTotalPriceSet"),
+)
+
+
+def as_placed(order: dict) -> dict:
+    """The order as it was placed: its amounts before refunds and edits (an order the sync records already
+    cancelled is recorded as it was paid, then cancelled, as its webhooks would have)."""
+    return {k: v for k, v in order.items() if k not in ("current_subtotal_price", "current_total_price")}
+
+
+def was_paid(order: dict) -> bool:
+    return order.get("financial_status") not in NEVER_PAID

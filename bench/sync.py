@@ -1,0 +1,322 @@
+"""`make bench-sync`: the nightly sync of a large shop against the platforms' stand-in, on PostgreSQL
+(docs/performance.md, "The nightly sync").
+
+Each measured sync runs in a process of its own (`python -m bench.sync --child ...`), as the task runner runs
+it: a Shopify shop of N orders placed over the last day (5 % with the bench's code, 2 % partly refunded, 1 %
+cancelled; none delivered by webhook) held by an in-process stand-in (attribution.platforms.standin) with
+its cost bucket, and a connection made by OAuth; the sync reads the whole window and records every order
+through the webhooks' own service. Three figures:
+
+- the sync of 10,000 orders: its time, the queries it asked, the most points one query asked (Shopify refuses
+  a query over 1,000), the THROTTLED answers and the seconds waited on the bucket (a Plus plan: 20,000
+  points, 1,000 a second; `--plan standard` for 2,000 and 100);
+- its memory at 1,000 and at 10,000 orders: the peak of Python's allocations while it runs (tracemalloc, the
+  stand-in's shop built before it starts), which must not grow with the orders (the pages stream);
+- the live order path beside it: gunicorn serving the project on 127.0.0.1:8106 (2 sync workers) under wrk's
+  mixed order confirmations (bench/mixed_orders.lua, 16 connections), alone and with a 10,000-order sync
+  running beside it in turns; the p99 beside must be at most 1.10 times the p99 alone (medians of the turns).
+
+Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/attribution_bench) and wrk.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from statistics import median
+
+from bench.world import PY, RESULTS, ROOT, bench_env, database_url, prepare_world
+
+PORT = 8106
+P99_TARGET = 1.10
+SIZES = (1_000, 10_000)
+PLANS = {"plus": (20_000.0, 1_000.0), "standard": (2_000.0, 100.0)}
+
+
+# --- one sync, in a process of its own ---------------------------------------------------------------------
+
+
+def child(orders: int, *, plan: str, memory: bool, nice: int) -> dict:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    import httpx
+    from django.conf import settings
+
+    from attribution.platforms.apis import http as platform_http
+    from attribution.platforms.standin import shopify_routes
+    from attribution.platforms.standin.app import make_app
+    from attribution.platforms.standin.order_data import shopify_order
+    from attribution.platforms.standin.world import World
+    from attribution.platforms.sync.runner import sync_connection
+    from brands.models import Brand, Creator, DiscountCode, PlatformConnection, Property
+
+    if nice:
+        os.nice(nice)
+    run = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
+    brand, _ = Brand.objects.get_or_create(name="Sync bench brand", defaults={"commission_rate_percent": 10})
+    prop, _ = Property.objects.get_or_create(host="shop.sync-bench.example", defaults={"brand": brand})
+    creator, _ = Creator.objects.get_or_create(brand=brand, name="Sync bench creator")
+    DiscountCode.objects.get_or_create(brand=brand, code="SYNC10", defaults={"creator": creator})
+    domain = f"sync-bench-{run}.myshopify.com"
+    settings.SHOPIFY_API_ORIGIN = "http://standin.bench/{shop}"
+    settings.PLATFORM_PLAIN_HTTP_HOSTS = ["standin.bench"]
+    world = World(origin="http://standin.bench", shopify_client_id="bench", shopify_client_secret="bench")
+    size, rate = PLANS[plan]
+    shop = world.add_shop(domain, timezone="UTC", bucket_size=size, bucket_available=size, restore_rate=rate)
+    token = world.issue_token(domain, ["read_orders"])
+    now = datetime.now(UTC)
+    start = now - timedelta(days=1, minutes=10)  # every order changed before the run starts
+    step = timedelta(days=1) / orders
+    base = int(run[-9:]) * 100_000  # fresh order ids in every run
+    for n in range(orders):
+        placed = start + step * n
+        shop.orders.append(
+            shopify_order(
+                base + n,
+                placed_at=placed,
+                subtotal=f"{20 + n % 80}.00",
+                code="SYNC10" if n % 20 == 0 else None,
+                refunded="10.00" if n % 50 == 1 else "0",
+                cancelled=n % 100 == 2,
+                updated_at=placed + timedelta(minutes=5),
+            )
+        )
+    connection = PlatformConnection(
+        brand=brand,
+        property=prop,
+        platform="shopify",
+        shop_domain=domain,
+        connected_via=PlatformConnection.ConnectedVia.OAUTH,
+        api_scopes="read_orders",
+        shop_timezone="UTC",
+    )
+    connection.set_credential(token)
+    connection.save()
+
+    asked = {"queries": 0, "max_requested": 0, "throttled": 0, "refused_cost": 0}
+    answer_orders = shopify_routes.orders.shopify_orders
+
+    def counted(world_, shop_, variables, text):
+        answer = answer_orders(world_, shop_, variables, text)
+        asked["queries"] += 1
+        codes = {(e.get("extensions") or {}).get("code") for e in answer.get("errors", [])}
+        asked["throttled"] += "THROTTLED" in codes
+        asked["refused_cost"] += "MAX_COST_EXCEEDED" in codes
+        cost = (answer.get("extensions") or {}).get("cost") or {}
+        asked["max_requested"] = max(asked["max_requested"], cost.get("requestedQueryCost") or 0)
+        return answer
+
+    shopify_routes.orders.shopify_orders = counted
+    platform_http.set_transport(httpx.WSGITransport(app=make_app(world)))
+    waits = []
+
+    def sleep(seconds):
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    if memory:
+        import tracemalloc
+
+        tracemalloc.start()
+    began = time.perf_counter()
+    synced = sync_connection(
+        connection.pk,
+        trigger="command",
+        since=start - timedelta(hours=1),
+        until=now,
+        sleep=sleep,
+        seconds=1e9,
+    )
+    seconds = time.perf_counter() - began
+    peak = tracemalloc.get_traced_memory()[1] if memory else None
+    if memory:
+        tracemalloc.stop()
+    run_row = synced.run
+    run_row.refresh_from_db()
+
+    return {
+        "orders": orders,
+        "plan": plan,
+        "pause_ratio": settings.SYNC_PAUSE_RATIO,
+        "status": run_row.status,
+        "errors": run_row.errors[-3:],
+        "seconds": round(seconds, 2),
+        "orders_per_second": round(orders / seconds, 1),
+        "pages": run_row.pages,
+        "orders_read": run_row.orders_read,
+        "recovered": run_row.recovered,
+        "followed": run_row.followed,
+        **asked,
+        "waits": len(waits),
+        "waited_s": round(sum(waits), 2),
+        "tracemalloc_peak_mb": round(peak / 2**20, 2) if peak is not None else None,
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory (VmHWM: since its exec, unlike getrusage's, which keeps the
+    forking parent's), the stand-in's shop included."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def run_child(env: dict, orders: int, *, plan: str = "plus", memory: bool = False, nice: int = 0) -> dict:
+    command = [PY, "-m", "bench.sync", "--child", str(orders), "--plan", plan, "--nice", str(nice)]
+    if memory:
+        command.append("--memory")
+    out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+# --- the live order path beside a sync ------------------------------------------------------------------------
+
+
+def _wrk(env: dict, duration: int) -> dict:
+    from bench.run import wrk
+
+    return wrk("mixed_orders.lua", PORT, duration=duration, connections=16, env=env)
+
+
+def p99_turns(env: dict, *, turns: int, duration: int, nice: int) -> list[dict]:
+    from bench.run import wait_for_port
+
+    log = open(RESULTS / "gunicorn-sync-bench.log", "w")
+    server = subprocess.Popen(
+        [PY, "-m", "gunicorn", "config.wsgi:application", "--no-control-socket", "-w", "2", "-b",
+         f"127.0.0.1:{PORT}", "--access-logfile", "-", "--log-level", "warning"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+    )  # fmt: skip
+    try:
+        wait_for_port(PORT)
+        time.sleep(2)
+        _wrk({**env, "BENCH_RUN": "warm"}, 3)
+        results = []
+        for turn in range(turns):
+            for beside in (False, True) if turn % 2 == 0 else (True, False):
+                sync = None
+                if beside:
+                    command = [
+                        PY,
+                        "-m",
+                        "bench.sync",
+                        "--child",
+                        "10000",
+                        "--plan",
+                        "plus",
+                        "--nice",
+                        str(nice),
+                    ]
+                    sync = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+                    time.sleep(4)  # its shop built and its first pages under way
+                measured = _wrk({**env, "BENCH_RUN": f"sync{turn}{int(beside)}{time.time_ns()}"}, duration)
+                still_running = sync is not None and sync.poll() is None
+                if sync is not None:
+                    sync.terminate()
+                    sync.wait()
+                results.append(
+                    {"turn": turn, "beside_sync": beside, "sync_ran_throughout": still_running, **measured}
+                )
+                print(
+                    f"  turn {turn} {'beside a sync' if beside else 'alone        '}: {measured['rps']:.0f} req/s, "
+                    f"p99 {measured['p99_us'] / 1000:.1f} ms{'' if not beside or still_running else ' (sync ended early)'}",
+                    flush=True,
+                )
+        return results
+    finally:
+        server.terminate()
+        server.wait()
+        log.close()
+
+
+def _p99_ratio(turns: list[dict]) -> float:
+    """The median p99 beside a sync over the median p99 alone; each turn's own ratio is in the JSON too."""
+    alone = median(r["p99_us"] for r in turns if not r["beside_sync"])
+    beside = median(r["p99_us"] for r in turns if r["beside_sync"])
+    print(f"Live order p99: {alone / 1000:.1f} ms alone, {beside / 1000:.1f} ms beside the sync", flush=True)
+    return round(beside / alone, 3)
+
+
+def _write(report: dict) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"sync-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--memory", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--plan", choices=sorted(PLANS), default="plus")
+    parser.add_argument(
+        "--nice", type=int, default=10, help="the sync's process priority (the task runner's)"
+    )
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--duration", type=int, default=15)
+    parser.add_argument(
+        "--p99-only", action="store_true", help="only the live path's turns (the p99 is the noisiest)"
+    )
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, plan=args.plan, memory=args.memory, nice=args.nice)))
+        return
+    url = database_url()
+    env = bench_env(url)
+    print("Preparing the bench world ...", flush=True)
+    prepare_world(env, cancels=1000)
+    report = {
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "plan": args.plan,
+        "pause_ratio": float(env.get("SYNC_PAUSE_RATIO", "1.0")),
+    }
+    if args.p99_only:
+        report["p99"] = p99_turns(env, turns=args.turns, duration=args.duration, nice=args.nice)
+        report["p99_ratio"] = _p99_ratio(report["p99"])
+        _write(report)
+        return
+    print("The sync of 10,000 orders ...", flush=True)
+    report["sync"] = run_child(env, 10_000, plan=args.plan)
+    print(f"  {json.dumps(report['sync'])}", flush=True)
+    report["memory"] = []
+    for orders in SIZES:
+        print(f"Its memory at {orders:,} orders ...", flush=True)
+        report["memory"].append(run_child(env, orders, plan=args.plan, memory=True))
+        print(f"  {json.dumps(report['memory'][-1])}", flush=True)
+    print(
+        f"The live order path alone and beside a sync ({args.turns} turns of {args.duration} s) ...",
+        flush=True,
+    )
+    report["p99"] = p99_turns(env, turns=args.turns, duration=args.duration, nice=args.nice)
+    alone = median(r["p99_us"] for r in report["p99"] if not r["beside_sync"])
+    beside = median(r["p99_us"] for r in report["p99"] if r["beside_sync"])
+    report["p99_ratio"] = _p99_ratio(report["p99"])
+    sync, (small, large) = report["sync"], report["memory"]
+    report["verdict"] = {
+        "within_cost_limit": sync["max_requested"] <= 1000 and sync["refused_cost"] == 0,
+        "every_order_read": sync["orders_read"] == 10_000 and sync["status"] == "done",
+        "memory_flat": large["tracemalloc_peak_mb"] <= small["tracemalloc_peak_mb"] * 1.5,
+        "p99_within_10_percent": report["p99_ratio"] <= P99_TARGET,
+    }
+    path = _write(report)
+    print(
+        f"\n10,000 orders synced in {sync['seconds']} s ({sync['orders_per_second']} a second), {sync['queries']} "
+        f"queries, at most {sync['max_requested']} points asked, {sync['throttled']} THROTTLED, "
+        f"{sync['waited_s']} s waited.\nPeak of Python's allocations: {small['tracemalloc_peak_mb']} MB at "
+        f"1,000 orders, {large['tracemalloc_peak_mb']} MB at 10,000.\nLive order p99: {alone / 1000:.1f} ms "
+        f"alone, {beside / 1000:.1f} ms beside the sync ({report['p99_ratio']}x; target {P99_TARGET}x).\n"
+        f"Verdict: {report['verdict']}\nWritten to {path.relative_to(ROOT)}"
+    )
+
+
+if __name__ == "__main__":
+    main()

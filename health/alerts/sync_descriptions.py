@@ -1,0 +1,81 @@
+"""What the sync's incidents say (health.alerts.sync_incidents opens them from a run): their title, summary,
+fix and the events that match, from the figures kept on the incident. Pure."""
+
+from datetime import date
+
+from health.alerts.models import Incident
+from health.alerts.rules import SYNC_RULES, Description
+
+Rule = Incident.Rule
+RULES = SYNC_RULES
+
+# The webhook whose failure leaves an order to the sync, by platform: the one that brings a paid order.
+PAYING_TOPIC = {"shopify": "orders/paid", "woocommerce": "order.created"}
+
+
+def describe(incident: Incident) -> Description:
+    c = incident.counts or {}
+    shop, platform = c.get("shop", "your shop"), c.get("platform", "")
+    title = c.get("title", "the platform")
+    events = {"endpoint": f"{platform}_sync"} if platform else {}
+    if incident.rule == Rule.SYNC_RECOVERED:
+        day = _day(c.get("day"))
+        topic = PAYING_TOPIC.get(platform, "order")
+        return Description(
+            f"Orders only the sync brought: {shop}",
+            f"{c.get('recovered', 0)} of {c.get('orders', 0)} orders of {day} arrived only by the nightly sync: "
+            f"the {topic} webhook may be failing.",
+            "Nothing is lost: the sync recorded them with their commissions. Check the shop's webhooks on the "
+            f"setup page (its sync history lists the orders it recovered), and that {title} can reach this "
+            "service: a webhook that fails is retried (Shopify) or dropped (WooCommerce) and then removed or "
+            "disabled.",
+            {**events, "from": c.get("day", ""), "to": c.get("day", "")} if c.get("day") else events,
+        )
+    if incident.rule == Rule.WEBHOOK_REMOVED:
+        missing = ", ".join(c.get("missing", [])) or "some topics"
+        recreated = ", ".join(c.get("recreated", []))
+        since = (
+            f"after {c['last_seen'][:16].replace('T', ' ')} UTC"
+            if c.get("last_seen")
+            else "before the first check"
+        )
+        done = f"The sync re-created {recreated}." if recreated else "The sync could not re-create them."
+        return Description(
+            f"Webhook subscription removed: {shop}",
+            f"{title} no longer held the subscriptions {missing} of {shop}: removed {since} and found missing on "
+            f"{c.get('checked_at', '')[:16].replace('T', ' ')} UTC. {done}",
+            "Shopify removes an app's subscription after 8 failed deliveries in a row: check that this service's "
+            "address answers (a deploy, a certificate, a firewall). The sync recovers the orders meanwhile.",
+            events,
+        )
+    if incident.rule == Rule.WEBHOOK_DISABLED:
+        disabled = ", ".join(c.get("disabled", [])) or "a webhook"
+        again = c.get("left_disabled", [])
+        done = (
+            f"Found disabled again after the sync re-enabled it: {', '.join(again)} left disabled."
+            if again
+            else f"The sync re-enabled {', '.join(c.get('reenabled', [])) or 'none'} once."
+        )
+        return Description(
+            f"Webhook disabled: {shop}",
+            f"WooCommerce disabled {disabled} of {shop} after failed deliveries. {done}",
+            "WooCommerce never retries a failed delivery and disables a webhook after a few failures: check "
+            "that this service's address answers from the site (WooCommerce → Status → Logs shows the "
+            "deliveries), then re-enable it under WooCommerce → Settings → Advanced → Webhooks.",
+            events,
+        )
+    return Description(
+        f"{title} API version changed: {shop}",
+        f"{title} answered with API version {c.get('served', '?')}, not the pinned {c.get('pinned', '?')}: the "
+        "pinned version is retired and a newer one is served in its place.",
+        "Read the platform's changelog for the versions between, then move the pinned version "
+        "(attribution/platforms/apis/shopify.py, API_VERSION) and run the sync's tests.",
+        events,
+    )
+
+
+def _day(value) -> str:
+    try:
+        return date.fromisoformat(value).strftime("%b %-d")
+    except (TypeError, ValueError):
+        return str(value or "the day")

@@ -1,0 +1,62 @@
+"""What the sync's pages read: a brand's runs, newest first, with their connections; one run's orders the sync
+brought; the capture per day and path across the brand's connections."""
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.db.models import Sum
+
+from attribution.models import DailyCapture, SyncedOrder, SyncRun
+from brands.models import Brand
+
+RUNS_SHOWN = 100
+
+
+def runs_of(brand: Brand, *, connection_id: int | None = None) -> list[SyncRun]:
+    # sync_run_brand_time_idx (brand, -started_at).
+    runs = SyncRun.objects.filter(brand=brand).select_related("connection").order_by("-started_at", "-pk")
+    if connection_id is not None:
+        runs = runs.filter(connection_id=connection_id)
+    return list(runs[:RUNS_SHOWN])
+
+
+def run_of(brand_ids, pk: int) -> SyncRun | None:
+    """`brand_page`'s `find`: the run if its brand is one the user may see."""
+    return SyncRun.objects.select_related("connection", "brand").filter(pk=pk, brand__in=brand_ids).first()
+
+
+def recovered_orders(run: SyncRun) -> list[SyncedOrder]:
+    # The run's foreign key index: its synced orders, those it brought.
+    return list(SyncedOrder.objects.filter(run=run, path=SyncedOrder.Path.SYNC).order_by("day", "order_id"))
+
+
+@dataclass(frozen=True)
+class CaptureDay:
+    day: date
+    orders: int
+    by_webhook: int
+    by_confirmation: int
+    by_sync: int
+
+    @property
+    def percent(self) -> int:
+        """The share that arrived live (by the webhook or the order confirmation), in whole percent."""
+        return round(100 * (self.orders - self.by_sync) / self.orders) if self.orders else 100
+
+
+def capture_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[CaptureDay]:
+    """Of the brand's shops' orders, per day (the shops' days), those that arrived live by each path and those
+    only the sync brought, newest first; days with no order are left out."""
+    # daily_capture_brand_day_idx (brand, -day).
+    rows = (
+        DailyCapture.objects.filter(brand=brand, day__gte=first_day, day__lte=last_day, orders__gt=0)
+        .values("day")
+        .annotate(
+            orders=Sum("orders"),
+            by_webhook=Sum("by_webhook"),
+            by_confirmation=Sum("by_confirmation"),
+            by_sync=Sum("by_sync"),
+        )
+        .order_by("-day")
+    )
+    return [CaptureDay(**row) for row in rows]

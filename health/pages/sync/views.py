@@ -1,0 +1,63 @@
+"""The sync history (/health/sync/), one run (/health/sync/<pk>/) and Sync now (POST /health/sync/now/). Sync now
+queues the shop's sync on the task runner (health.tasks.sync_shop) for the window asked; the history shows it
+once it runs. The brand is chosen by health.pages.access.brand_page."""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+from django_q.tasks import async_task
+
+from attribution.models import SyncRun
+from health.pages.access import brand_page
+
+from . import queries
+from .forms import SyncNowForm, sync_now_context
+
+
+def _history_url(brand_id: int) -> str:
+    return f"{reverse('health:sync_history')}?{urlencode({'brand': brand_id})}"
+
+
+@require_safe
+@brand_page
+def sync_history(request, chosen):
+    connection = request.GET.get("connection", "")
+    runs = queries.runs_of(chosen.brand, connection_id=int(connection) if connection.isdigit() else None)
+    context = {**chosen.context, "runs": runs, **sync_now_context(chosen.brand)}
+    return render(request, "health/sync_history.html", context)
+
+
+@require_safe
+@brand_page(find=queries.run_of)
+def sync_run(request, chosen, run, pk: int):
+    context = {**chosen.context, "run": run, "recovered": queries.recovered_orders(run)}
+    return render(request, "health/sync_run.html", context)
+
+
+@require_POST
+@brand_page
+def sync_now(request, chosen):
+    form = SyncNowForm(request.POST, brand=chosen.brand)
+    if not form.is_valid():
+        for error in [*form.non_field_errors(), *(e for field in form for e in field.errors)]:
+            messages.error(request, error)
+        return redirect(_history_url(chosen.brand.pk))
+    connection = form.cleaned_data["connection"]
+    start, end = form.window()
+    if SyncRun.objects.filter(connection=connection, status=SyncRun.Status.RUNNING).exists():
+        messages.warning(
+            request, f"A sync of {connection.shop_domain} is running: try again once it has finished."
+        )
+        return redirect(_history_url(chosen.brand.pk))
+    async_task(
+        "health.tasks.sync_shop", connection.pk, SyncRun.Trigger.MANUAL, start.isoformat(), end.isoformat()
+    )
+    messages.success(
+        request,
+        f"The sync of {connection.shop_domain} from {start:%Y-%m-%d} to {end:%Y-%m-%d %H:%M} UTC is queued: it "
+        "appears below once the task runner takes it (a minute or so).",
+    )
+    return redirect(_history_url(chosen.brand.pk))
