@@ -356,17 +356,14 @@ RETENTION_DAYS = {
         "sign_in_records": 90,
         "unused_clicks": 180,  # days after the click's attribution window closed
         "reconciliations": 90,
-        # The platforms' delivery ids (attribution.PlatformDelivery): a redelivery within this time does
-        # nothing; Shopify retries for about 4 hours; a month also covers a resend by hand.
+        # Delivery ids (PlatformDelivery): Shopify retries for about 4 hours; a month covers a resend by hand.
         "platform_deliveries": 30,
-        # The shops' nightly syncs and the orders each read (attribution.SyncRun, SyncedOrder): a year of
-        # history and of the orders' first reading; the daily capture figures stay.
+        # The shops' syncs and the orders each read (SyncRun, SyncedOrder); the daily capture figures stay.
         "sync_runs": 400,
     }.items()
 }
 
-# The shops' nightly sync (attribution.platforms.sync) rests this many times a page's own time after each page,
-# leaving the machine to the live order path (docs/performance.md, "The nightly sync"); 0 reads flat out.
+# The nightly sync rests this many times a page's own time after each page, for the live order path; 0: flat out.
 SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=1.0)
 
 # The task runner (django-q2, the database is the queue; config/task_runner.py).
@@ -398,8 +395,6 @@ REPORTING_CURRENCY = env("REPORTING_CURRENCY", default="USD").upper()
 FX_RATES_URL = env("FX_RATES_URL", default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip")
 FX_RATES_FILE = env("FX_RATES_FILE", default="")
 FX_RATES_TIMEOUT_SECONDS = env.float("FX_RATES_TIMEOUT_SECONDS", default=30.0)
-# Each process keeps the rates of the days it converted at in memory (attribution.fx.lookup); a day whose own
-# rates are not stored yet is read again after this many seconds, in case the day's publication arrived.
+# A process keeps the days' rates in memory (attribution.fx.lookup); a day not published yet is read again after:
 FX_RATES_CACHE_SECONDS = env.int("FX_RATES_CACHE_SECONDS", default=600)
-# The account managers' incident when the newest stored rate is older than this (health.alerts.rules).
-FX_RATES_STALE_DAYS = env.int("FX_RATES_STALE_DAYS", default=4)
+FX_RATES_STALE_DAYS = env.int("FX_RATES_STALE_DAYS", default=4)  # the account managers' incident past it
