@@ -68,7 +68,7 @@ _CODE = """
 # request reads it from memory; a miss is one read by the property's unique host.
 SITE = """
 SELECT property.id, property.brand_id, brand.attribution_window_days, brand.commission_rate_percent,
-       brand.returning_commission_rate_percent
+       brand.returning_commission_rate_percent, COALESCE(NULLIF(brand.reporting_currency, ''), 'USD')
 FROM brands_property property JOIN brands_brand brand ON brand.id = property.brand_id
 WHERE property.host = %(host)s AND brand.is_active"""
 
@@ -126,10 +126,13 @@ WITH source AS ({lookup}
     RETURNING id, outcome, creator_id
 ), new_commission AS (
     INSERT INTO {t.commission} (brand_id, order_id, creator_id, is_test, state, order_amount,
-        amount, currency, rate_percent, created_at, updated_at, attribution, is_returning_customer)
+        amount, currency, rate_percent, created_at, updated_at, attribution, is_returning_customer,
+        reporting_currency, reporting_amount, fx_rate, fx_rate_date, fx_source, fx_reason)
     SELECT %(brand_id)s::bigint, id, creator_id, %(is_test)s::boolean, 'pending', %(amount)s::numeric,
            %(commission)s::numeric, %(currency)s::varchar, %(rate)s::numeric,
-           %(received_at)s::timestamptz, %(received_at)s::timestamptz, '{attribution}', %(returning)s::boolean
+           %(received_at)s::timestamptz, %(received_at)s::timestamptz, '{attribution}', %(returning)s::boolean,
+           %(reporting_currency)s::varchar, %(reporting_amount)s::numeric, %(fx_rate)s::varchar,
+           %(fx_rate_date)s::date, %(fx_source)s::varchar, %(fx_reason)s::varchar
     FROM new_order WHERE outcome = 'tracked'
 ), decided (outcome, status, text) AS (
     SELECT outcome::varchar, 200,
@@ -148,7 +151,7 @@ RETURNING outcome"""
 
     # The brand's commission of the order, found through the order's unique key and row-locked.
     locked = f"""
-    SELECT {t.commission_key} AS id, state, currency, order_amount, amount, rate_percent, updated_at
+    SELECT {t.commission_key} AS id, state, currency, order_amount, amount, rate_percent, fx_rate, updated_at
     FROM {t.commission}
     WHERE brand_id = %(brand_id)s AND order_id = (
         SELECT id FROM {t.order}
@@ -183,6 +186,10 @@ WITH old AS ({locked}
     UPDATE {t.commission} commission
     SET order_amount = %(new_order_amount)s::numeric,
         amount = ROUND(%(new_order_amount)s::numeric * old.rate_percent / 100, %(exponent)s::int),
+        -- at the locked rate, as the project's update (in the order currency's places: the bench's share them)
+        reporting_amount = CASE WHEN old.fx_rate = '' THEN NULL ELSE ROUND(ROUND(
+            %(new_order_amount)s::numeric * old.rate_percent / 100, %(exponent)s::int) * old.fx_rate::numeric,
+            %(exponent)s::int) END,
         updated_at = GREATEST(%(received_at)s::timestamptz, old.updated_at)
     FROM old
     WHERE commission.{t.commission_key} = old.id AND old.state <> 'cancelled'

@@ -11,6 +11,9 @@ answer:
 - cancel and update: `KEY` finds the developer key by its prefix (the SHA-512 hash is compared here, in
   Python, as the project does), then `cancel` or `update` locks and changes the commission, writes its
   history row and the outcome row.
+- a tracked order's commission locks its conversion into the brand's reporting currency as the project's
+  does (attribution.fx): the rates of the order's Frankfurt date, read once per day per process (one more
+  read, as the project's day cache), through the euro, rounded once; an update converts at the locked rate.
 
 Not judged here, because the bench never sends it: paid commissions (adjustments), the optional
 `domain` of cancel/update, known shoppers, storefront hand-off, unregistered properties and the
@@ -30,10 +33,11 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from functools import cache
 from typing import NamedTuple
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import iso4217
 
@@ -87,12 +91,16 @@ def _exponent(currency) -> int | None:
         return None
 
 
+_FRANKFURT = ZoneInfo("Europe/Berlin")  # the ECB dates its rates by Frankfurt's calendar
+
+
 class Site(NamedTuple):
     property_id: int
     brand_id: int
     window_days: int
     rate: Decimal
     returning_rate: Decimal | None
+    reporting_currency: str
 
 
 _SITE_SECONDS = int(os.environ.get("BRAND_RESOLUTION_CACHE_SECONDS", "60"))
@@ -212,6 +220,7 @@ def order_confirmation(
     if click_id or code:
         params["rate"] = rate
         params["commission"] = (amount * rate / 100).quantize(Decimal(1).scaleb(-exponent), ROUND_HALF_UP)
+        params.update(_locked_conversion(query, params["commission"], params["currency"], site, received_at))
     if click_id:
         params["click_id"] = str(click_id)
         params["window_start"] = received_at - timedelta(days=site.window_days)
@@ -228,6 +237,59 @@ def order_confirmation(
         else (TRACKED_ORDER if outcome == "tracked" else NO_ATTRIBUTION)
     )
     return Answer(STATUS[outcome], envelope(outcome, text))
+
+
+_RATES = """
+SELECT day, array_agg(currency), array_agg(per_euro), array_agg(source) FROM attribution_fxrate
+WHERE day = (SELECT max(day) FROM attribution_fxrate WHERE day <= %(day)s) GROUP BY day"""
+_EXACT = Context(prec=80)  # the product before its one rounding (attribution.money.at_rate)
+_rates: dict = {}  # day -> (published, {currency: (per euro, source)}): per process, as the project's
+
+
+def _rates_on(query: Query, day) -> tuple:
+    if day not in _rates:  # the bench's days are all published: a day's rates are final once read
+        row = query(_RATES, {"day": day})
+        rates = {c: (r.normalize(), src) for c, r, src in zip(*row[1:], strict=True)} if row else {}
+        _rates[day] = (row[0] if row else None, rates)
+    return _rates[day]
+
+
+def _locked_conversion(
+    query: Query, commission: Decimal, currency: str, site: Site, received_at: datetime
+) -> dict:
+    """The conversion a new commission locks, as the project's (attribution.fx): at the rates in force on the
+    order's Frankfurt date, through the euro at 28 digits, rounded once, half up; rate 1 in its own currency."""
+    day, to = received_at.astimezone(_FRANKFURT).date(), site.reporting_currency
+    empty = dict(reporting_currency=to, reporting_amount=None, fx_rate="", fx_rate_date=None, fx_source="")
+    if currency == to:
+        return dict(
+            empty,
+            reporting_amount=commission,
+            fx_rate="1",
+            fx_rate_date=day,
+            fx_source="same currency",
+            fx_reason="",
+        )
+    published, rates = _rates_on(query, day)
+    euro = (Decimal(1), "")
+    sides = [euro if code == "EUR" else rates.get(code) for code in (currency, to)]
+    if published is None or None in sides:
+        return dict(empty, fx_reason="No rate.")  # the bench's currencies all have rates
+    (from_rate, from_source), (to_rate, to_source) = sides
+    rate = _CROSS.divide(to_rate, from_rate)
+    exponent = _exponent(to)
+    amount = _EXACT.multiply(commission, rate).quantize(Decimal(1).scaleb(-exponent), ROUND_HALF_UP)
+    return dict(
+        reporting_currency=to,
+        reporting_amount=amount,
+        fx_rate=format(rate, "f"),
+        fx_rate_date=published,
+        fx_source=from_source or to_source,
+        fx_reason="",
+    )
+
+
+_CROSS = Context(prec=28)
 
 
 def _key(query: Query, authorization: str) -> tuple[str, int, bool] | None:

@@ -61,6 +61,13 @@ ALTER TABLE bench_min_commission ADD COLUMN IF NOT EXISTS attribution varchar(8)
     ADD COLUMN IF NOT EXISTS is_returning_customer boolean NOT NULL DEFAULT false;
 ALTER TABLE bench_min_commission ALTER COLUMN attribution DROP DEFAULT,
     ALTER COLUMN is_returning_customer DROP DEFAULT;
+-- and its conversion into the brand's reporting currency, locked when it is created (attribution 0022)
+ALTER TABLE bench_min_commission ADD COLUMN IF NOT EXISTS reporting_currency varchar(3) NOT NULL DEFAULT '',
+    ADD COLUMN IF NOT EXISTS reporting_amount numeric(18, 6),
+    ADD COLUMN IF NOT EXISTS fx_rate varchar(48) NOT NULL DEFAULT '',
+    ADD COLUMN IF NOT EXISTS fx_rate_date date,
+    ADD COLUMN IF NOT EXISTS fx_source varchar(16) NOT NULL DEFAULT '',
+    ADD COLUMN IF NOT EXISTS fx_reason varchar(200) NOT NULL DEFAULT '';
 CREATE TABLE IF NOT EXISTS bench_min_commission_change (
     brand_id bigint NOT NULL,
     commission_id bigint NOT NULL,
@@ -124,9 +131,11 @@ def copy_pools(cursor, prefix: str) -> None:
             RETURNING id, brand_id, order_id, is_test
         )
         INSERT INTO bench_min_commission (order_id, brand_id, creator_id, is_test, state, order_amount, amount,
-            currency, rate_percent, created_at, updated_at, attribution, is_returning_customer)
+            currency, rate_percent, created_at, updated_at, attribution, is_returning_customer,
+            reporting_currency, reporting_amount, fx_rate, fx_rate_date, fx_source, fx_reason)
         SELECT orders.id, c.brand_id, c.creator_id, c.is_test, c.state, c.order_amount, c.amount, c.currency,
-               c.rate_percent, c.created_at, c.updated_at, c.attribution, c.is_returning_customer
+               c.rate_percent, c.created_at, c.updated_at, c.attribution, c.is_returning_customer,
+               c.reporting_currency, c.reporting_amount, c.fx_rate, c.fx_rate_date, c.fx_source, c.fx_reason
         FROM orders
         JOIN attribution_order o
           ON o.brand_id = orders.brand_id AND o.order_id = orders.order_id AND o.is_test = orders.is_test
