@@ -188,7 +188,7 @@ def _wrk(env: dict, duration: int) -> dict:
 
 
 def p99_turns(env: dict, *, turns: int, duration: int, nice: int) -> list[dict]:
-    from bench.run import wait_for_port
+    from bench.servers import wait_for_port
 
     log = open(RESULTS / "gunicorn-sync-bench.log", "w")
     server = subprocess.Popen(
