@@ -5,12 +5,14 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
 from brands.hosts import hash_email
 from health.log.models import OutcomeEvent
-from tests.attribution.platforms.payloads import shopify_order
+from tests.attribution.platforms.conftest import post_shopify
+from tests.attribution.platforms.payloads import body_of, shopify_order
 from tests.attribution.platforms.shopify_rows import ORDER, only_row, rows
 from tests.factories import ClickFactory, DiscountCodeFactory, KnownShopperFactory
 
@@ -54,6 +56,14 @@ def test_orders_create_with_the_cart_s_click_is_tracked(shopify, shop, prop, cre
         prop.brand_id,
     )
     assert PlatformDelivery.objects.get().delivery_id == "b54557e4-bdd9-4b37-8a5f-000000000001"
+
+
+def test_a_delivery_is_taken_where_the_csrf_check_runs(shop, prop):
+    # A platform's server has no session and no token: the receiver is exempt, whichever stack serves it.
+    response = post_shopify(Client(enforce_csrf_checks=True), body_of(shopify_order()), webhook_id="csrf-1")
+
+    assert (response.status_code, response.json()["outcome"]) == (200, "no_attribution")
+    assert Order.objects.get().order_id == ORDER
 
 
 def test_the_landing_page_s_click_counts_when_the_cart_has_none(shopify, shop, prop, creator):
