@@ -161,7 +161,7 @@ class Receiver(View):
             topic=topic,
             action=Action.IGNORE,
         )
-        notice = unread.asking(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
+        notice = None
         try:
             document = loads_order(body)
         except ValueError as exc:
@@ -177,6 +177,8 @@ class Receiver(View):
                 )
             if topic in self.platform.topics:
                 notice = self.platform.read(unread, document=document, connection=connection)
+        if notice is None:  # a topic this service does not act on
+            notice = unread.asking(Action.IGNORE, note=say("platform.ignored_topic", topic=topic or "(none)"))
         if notice.action in (Action.FOLLOW, Action.CANCEL):
             recorded_as_change(receipt, self.platform.name)
         if not connection.is_enabled or not connection.brand_is_active:
