@@ -26,8 +26,9 @@ import json
 import logging
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError
-from django.http import JsonResponse
+from django.http import HttpResponse
 from django.urls import re_path
 from django.utils import timezone
 from django.views import View
@@ -149,7 +150,7 @@ class Receiver(View):
             return Result(Outcome.INVALID_SIGNATURE, say("platform.stale_signature", replaced=when))
         return Result(Outcome.INVALID_SIGNATURE, say("platform.bad_signature", header=header))
 
-    def _receive(self, request, body: bytes, receipt: Receipt, connection, *, received_at) -> JsonResponse:
+    def _receive(self, request, body: bytes, receipt: Receipt, connection, *, received_at) -> HttpResponse:
         topic = self.platform.topic_of(request)
         unread = OrderNotice(
             endpoint=self.platform.name,
@@ -205,7 +206,7 @@ class Receiver(View):
             return self._kept_for_later(request, receipt, notice, result)
         return self._answer(request, result)
 
-    def _kept_for_later(self, request, receipt: Receipt, notice: OrderNotice, result: Result) -> JsonResponse:
+    def _kept_for_later(self, request, receipt: Receipt, notice: OrderNotice, result: Result) -> HttpResponse:
         """A fault on our side: keep the notice in the spool and answer 200, or 503 when it could not be kept
         (the platform retries then)."""
         # Its endpoint is the receiver's, or its change endpoint (attribution.platforms.record.recorded_as_change).
@@ -223,7 +224,7 @@ class Receiver(View):
 
     def _refuse(
         self, request, receipt: Receipt, result: Result, *, shop: str = "", connection=None
-    ) -> JsonResponse:
+    ) -> HttpResponse:
         """A delivery refused before it is trusted: its row in the brand's log when the shop is known (a few an
         hour per connection, each one beyond counted per hour), else in the log of no brand (within the limit
         per address). The row keeps no body: a refused one is anyone's bytes, and a real one signed with an old
@@ -259,7 +260,7 @@ class Receiver(View):
                 _count(shop, at)
         return self._answer(request, result)
 
-    def _answer(self, request, result: Result) -> JsonResponse:
+    def _answer(self, request, result: Result) -> HttpResponse:
         request.event_brand_id = result.brand_id
         request.event_outcome = str(result.outcome)
         headers = {"WWW-Authenticate": self.platform.signature_scheme} if result.http_status == 401 else None
@@ -329,8 +330,15 @@ def _count(shop: str, at) -> None:
         logger.warning("unknown-shop count failed", exc_info=True)
 
 
-def _json(body: dict, status: int, *, headers=None) -> JsonResponse:
-    return JsonResponse(body, status=status, headers=headers, json_dumps_params={"separators": (",", ":")})
+# What JsonResponse(body, json_dumps_params={"separators": (",", ":")}) writes, with its encoder built once: it
+# builds one per answer (~18k instructions of a delivery); an encoder keeps no state between documents.
+_ANSWER_ENCODER = DjangoJSONEncoder(separators=(",", ":"))
+
+
+def _json(body: dict, status: int, *, headers=None) -> HttpResponse:
+    return HttpResponse(
+        _ANSWER_ENCODER.encode(body), status=status, headers=headers, content_type="application/json"
+    )
 
 
 def _header_name(meta_key: str) -> str:

@@ -1,6 +1,7 @@
 """POST /api/platforms/shopify: Shopify's signed order webhooks record and follow a brand's orders through the
 same decision, outcome table and commission writers as the event API."""
 
+import json
 from datetime import timedelta
 from decimal import Decimal
 
@@ -64,6 +65,15 @@ def test_a_delivery_is_taken_where_the_csrf_check_runs(shop, prop):
 
     assert (response.status_code, response.json()["outcome"]) == (200, "no_attribution")
     assert Order.objects.get().order_id == ORDER
+
+
+def test_the_answer_is_compact_json_with_non_ascii_escaped(shopify, shop):
+    # The answer names the currency as sent: "€" is written \u20ac, as every answer under /api/ writes it.
+    response = shopify("orders/create", shopify_order(currency="€"))
+
+    assert response["Content-Type"] == "application/json"
+    assert response.content == json.dumps(response.json(), separators=(",", ":")).encode()
+    assert "'€'" in response.json()["message"] and b"'\\u20ac'" in response.content
 
 
 def test_the_landing_page_s_click_counts_when_the_cart_has_none(shopify, shop, prop, creator):
