@@ -140,9 +140,14 @@ class Shopify(Platform):
         customer = order.get("customer")
         if isinstance(customer, dict):
             kept["customer"] = {name: customer[name] for name in ("id", "email") if name in customer}
+        # Shopify names one address in all three fields: each address is hashed once (~10k instructions a hash).
+        hashes: dict[str, str] = {}
         for holder, name in ((kept, "email"), (kept, "contact_email"), (kept.get("customer", {}), "email")):
-            if isinstance(holder.get(name), str) and holder[name].strip():
-                holder[name] = hashed(holder[name])
+            address = holder.get(name)
+            if isinstance(address, str) and address.strip():
+                if address not in hashes:
+                    hashes[address] = hashed(address)
+                holder[name] = hashes[address]
         return kept
 
     def read(self, notice: OrderNotice, *, document, connection) -> OrderNotice:

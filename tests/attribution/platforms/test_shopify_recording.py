@@ -10,7 +10,9 @@ from django.test import Client
 from django.utils import timezone
 
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
+from attribution.platforms.shopify import SHOPIFY
 from brands.hosts import hash_email
+from brands.privacy import hashed
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import post_shopify
 from tests.attribution.platforms.payloads import body_of, shopify_order
@@ -155,6 +157,21 @@ def test_a_known_shopper_is_matched_by_the_email_s_hash_and_the_address_is_never
     assert hash_email("shopper@example.com") in kept
     for detail in ("Harbour Road", "Ana", "555 0100", "203.0.113.77"):
         assert detail not in kept
+
+
+def test_each_address_the_order_names_is_kept_as_its_own_hash():
+    document = shopify_order(email="Ana@Example.com")
+    document["contact_email"] = "ana.billing@example.com"
+    document["customer"]["email"] = "bo@example.com"
+
+    kept = SHOPIFY.kept(document)
+
+    assert (kept["email"], kept["contact_email"], kept["customer"]["email"]) == (
+        hashed("Ana@Example.com"),
+        hashed("ana.billing@example.com"),
+        hashed("bo@example.com"),
+    )
+    assert SHOPIFY.kept(shopify_order(email="Ana@Example.com"))["contact_email"] == hashed("ana@example.com")
 
 
 def test_the_commission_keeps_the_order_s_path_and_returning_shopper(shopify, shop, prop, creator):
