@@ -108,6 +108,7 @@ PHASES = [
     ("deliveries", "    what the log keeps (kept)", "attribution.platforms.shopify:Shopify.kept"),
     ("deliveries", "    its text (keep_platform_body)", "attribution.platforms.receiver:keep_platform_body"),
     ("deliveries", "    the order read (read)", "attribution.platforms.shopify:Shopify.read"),
+    ("deliveries", "      the notice asked (asking)", "attribution.platforms.notice:OrderNotice.asking"),
     ("deliveries", "    record.receive", "attribution.platforms.receiver:receive"),
     ("deliveries", "      delivery id (_first_copy)", "attribution.platforms.record:_first_copy"),
     ("deliveries", "      code pick", "attribution.platforms.record:_pick_code"),
@@ -119,6 +120,7 @@ PHASES = [
     ("deliveries", "        write_order (joins)", "attribution.orders.confirmation:joins.write_order"),
     ("deliveries", "      execute", "django.db.backends.utils:CursorWrapper.execute"),
     ("deliveries", "  answer", "attribution.platforms.receiver:Receiver._answer"),
+    ("deliveries", "    its JSON (_json)", "attribution.platforms.receiver:_json"),
     ("deliveries", "request signals (connections, ...)", "django.dispatch.dispatcher:Signal.send"),
 ]
 _CALIBRATION_CALLS = 2000
