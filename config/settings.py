@@ -6,6 +6,7 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from config.db.tuning import tune
 from config.logs import logging_settings
 from config.task_runner import task_runner_settings
 
@@ -25,39 +26,16 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 _db = DATABASES["default"]
-# Reuse connections between requests, and check them before use so a restarted
-# database costs one failed check rather than one failed request.
-_db["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
-_db["CONN_HEALTH_CHECKS"] = True
-if _db["ENGINE"] == "django.db.backends.postgresql":
-    # Django's backend, with a check of the reused connection that costs no round trip (config/db/base.py).
-    _db["ENGINE"] = "config.db"
-    # One stuck query must not hold a worker forever. No JIT compilation: it pays off for long analytical
-    # queries, and the service runs none; a read of the partitioned outcome log is costed for every partition
-    # before the run prunes them, so PostgreSQL compiled reads of a few pages (~0.3 s each, docs/performance.md).
-    _db.setdefault("OPTIONS", {})["options"] = (
-        f"-c statement_timeout={env.int('DB_STATEMENT_TIMEOUT_MS', default=5000)}"
-        f" -c jit={'on' if env.bool('DB_JIT', default=False) else 'off'}"
-    )
-    _db["OPTIONS"].setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT_S", default=3))
-    # ... and one silent network must not either: the server's timeout cannot fire when no packet
-    # reaches it, so the client bounds its own wait for every answer (config/db/base.py).
-    _db["OPTIONS"]["wait_timeout"] = env.float("DB_WAIT_TIMEOUT_S", default=7.0)
-    # Parameters travel apart from the SQL, so PostgreSQL can keep the plan of a statement a connection
-    # runs again and again (every event runs the same few): after DB_PREPARE_THRESHOLD runs it is
-    # prepared, which saves a third of the database's CPU per order (bench/README.md). Set it to
-    # "none" behind a transaction-mode pooler that cannot keep prepared statements.
-    _db["OPTIONS"]["server_side_binding"] = True
-    _prepare = env.str("DB_PREPARE_THRESHOLD", default="5")
-    _db["OPTIONS"]["prepare_threshold"] = None if _prepare.lower() == "none" else int(_prepare)
-else:
-    # SQLite: wait for the writer lock instead of failing at once under concurrent requests.
-    _db.setdefault("OPTIONS", {})["timeout"] = 20
-    # ... and take it when a transaction begins: a transaction that read first and writes later (as
-    # update_or_create does) is refused "database is locked" at once when another writer is in between,
-    # without waiting, since SQLite would otherwise deadlock. `make run` writes from the server and the
-    # task runner's workers at the same time.
-    _db["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+tune(
+    _db,
+    conn_max_age=env.int("CONN_MAX_AGE", default=60),
+    statement_timeout_ms=env.int("DB_STATEMENT_TIMEOUT_MS", default=5000),
+    jit=env.bool("DB_JIT", default=False),
+    connect_timeout_s=env.int("DB_CONNECT_TIMEOUT_S", default=3),
+    wait_timeout_s=env.float("DB_WAIT_TIMEOUT_S", default=7.0),
+    prepare_threshold=env.str("DB_PREPARE_THRESHOLD", default="5"),
+)  # config/db/tuning.py
+if _db["ENGINE"] != "config.db":
     # SQLite has no covering indexes: it keeps an index's INCLUDE columns out (click_creator_period_idx still
     # serves the Creators page there, without covering), and Django would say so on every command.
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
@@ -363,12 +341,16 @@ RETENTION_DAYS = {
     }.items()
 }
 
-# The nightly sync rests this many times a page's own time after each page, for the live order path; 0: flat out.
-SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=1.0)
+# The shops' syncs (docs/operations.md, "The sync's own runner") rest this many times a page's own time after
+# each page (0: flat out), on the task runner named SYNC_TASK_CLUSTER when set, else on the task runner.
+SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=4.0)
+SYNC_TASK_CLUSTER = env("SYNC_TASK_CLUSTER", default="")
 
 # The task runner (django-q2, the database is the queue; config/task_runner.py).
 Q_CLUSTER = task_runner_settings(
-    workers=env.int("TASK_WORKERS", default=2), poll=env.float("TASK_POLL_SECONDS", default=1.0)
+    workers=env.int("TASK_WORKERS", default=2),
+    poll=env.float("TASK_POLL_SECONDS", default=1.0),
+    sync_cluster=SYNC_TASK_CLUSTER,
 )
 
 if not DEBUG:

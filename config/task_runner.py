@@ -1,10 +1,16 @@
 """The task runner's settings (django-q2, ORM broker: the database is the queue), as settings.py sets them
 (Q_CLUSTER). `manage.py qcluster` runs the schedules of health/tasks.py; two clusters at once never run one
-scheduled run twice. Reads no environment: settings.py passes TASK_WORKERS and TASK_POLL_SECONDS."""
+scheduled run twice. Reads no environment: settings.py passes TASK_WORKERS, TASK_POLL_SECONDS and
+SYNC_TASK_CLUSTER.
+
+The shops' syncs may have a runner of their own (SYNC_TASK_CLUSTER, docs/operations.md, "The sync's own
+runner"): django-q2's alternate cluster of that name, started as `Q_CLUSTER_NAME=<name> manage.py qcluster`,
+takes only the tasks queued to it and runs no schedule, so it can run at the lowest CPU weight while this runner
+keeps the alerts on time."""
 
 
-def task_runner_settings(*, workers: int, poll: float) -> dict:
-    return {
+def task_runner_settings(*, workers: int, poll: float, sync_cluster: str = "") -> dict:
+    settings = {
         "name": "attribution",
         "orm": "default",
         "workers": workers,
@@ -21,3 +27,7 @@ def task_runner_settings(*, workers: int, poll: float) -> dict:
         "save_limit": 1000,
         "label": "Background tasks",
     }
+    if sync_cluster:
+        # The sync's runner takes these settings too, with its own queue (its name); the same workers.
+        settings["ALT_CLUSTERS"] = {sync_cluster: {"workers": workers}}
+    return settings

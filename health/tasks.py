@@ -15,7 +15,6 @@ from datetime import UTC, datetime, time, timedelta
 
 from django.core.management import call_command
 from django.utils import timezone
-from django_q.tasks import async_task
 
 from attribution.billing.writers import lock_due_commissions
 from attribution.http.throttles import prune_counters
@@ -134,8 +133,9 @@ def sync_shops() -> str:
     sync runs on its own and a slow shop holds up no other."""
     ids = connections_to_sync()
     for pk in ids:
-        async_task("health.tasks.sync_shop", pk, "nightly", group="sync")
+        sync_incidents.queue_sync(pk, "nightly")
     return f"Queued the sync of {len(ids)} shops."
+
 
 
 def connections_to_sync() -> list[int]:
@@ -160,7 +160,7 @@ def sync_shop(connection_id: int, trigger: str = "nightly", since: str = "", unt
         until=datetime.fromisoformat(until) if until else None,
     )
     if synced.unfinished:
-        async_task("health.tasks.sync_shop", connection_id, trigger, group="sync")
+        sync_incidents.queue_sync(connection_id, trigger)
     return sync_incidents.describe_synced(synced)
 
 

@@ -9,6 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from ..billing import export, statements, writers
+from ..fx.backfill import brand_currencies
 from ..models import Adjustment, Statement
 from ..money import in_minor_units
 from .common import AdjustmentDisplay, HistoryInline, ReadOnlyAdmin
@@ -23,22 +24,41 @@ class StatementAdjustmentInline(AdjustmentDisplay, HistoryInline):
         return super().get_queryset(request).select_related("commission__order", "commission__creator")
 
 
-def _figures_html(figures) -> str:
-    if not figures:
+def _total_html(totals) -> str:
+    """A statement's total on the list: in its brand's reporting currency, opening on each currency as billed,
+    and what it leaves out (no rate)."""
+    if not totals.figures:
         return "nothing due"
-    return format_html_join(
-        mark_safe("<br>"),
-        "{} {}",
-        ((in_minor_units(f.total, f.currency), f.currency) for f in figures),
+    reporting = totals.reporting
+    return format_html(
+        '<details class="per-currency"><summary><strong>{} {}</strong></summary>{}</details>{}',
+        in_minor_units(reporting.total, reporting.currency),
+        reporting.currency,
+        format_html_join(
+            mark_safe("<br>"),
+            "{} {}",
+            ((in_minor_units(f.total, f.currency), f.currency) for f in totals.figures),
+        ),
+        _left_out(reporting),
     )
 
 
-def _figures_table(table_id: str, keys: list[str], rows: list[tuple[tuple, object]], empty: str):
-    """A statement's figures (totals or per-creator lines) as an admin table: key cells, then amounts."""
+def _left_out(reporting) -> str:
+    if not reporting.apart:
+        return ""
+    return format_html('<p class="not-converted">Not in this total: {}</p>', reporting.left_out)
+
+
+def _figures_table(
+    table_id: str, keys: list[str], rows: list[tuple[tuple, object]], empty: str, reporting=None
+):
+    """A statement's figures (totals or per-creator lines) as an admin table: key cells, then amounts, then
+    with `reporting` (the statement's InReporting) each line's amount in that currency."""
+    extra = [f"in {reporting.currency}"] if reporting else []
     head = "".join(
-        f"<th>{k}</th>" for k in [*keys, "commissions", "amount", "adjustments", "amount", "total"]
+        f"<th>{k}</th>" for k in [*keys, "commissions", "amount", "adjustments", "amount", "total", *extra]
     )
-    cells = "<td>{}</td>" * (len(keys) + 4) + "<td><strong>{}</strong></td>"
+    cells = "<td>{}</td>" * (len(keys) + 4) + "<td><strong>{}</strong></td>" + "<td>{}</td>" * len(extra)
     body = format_html_join(
         "",
         "<tr>" + cells + "</tr>",
@@ -50,11 +70,12 @@ def _figures_table(table_id: str, keys: list[str], rows: list[tuple[tuple, objec
                 f.adjustments,
                 in_minor_units(f.adjustment_total, f.currency),
                 in_minor_units(f.total, f.currency),
+                *([_in_reporting(f, reporting)] if reporting else []),
             )
             for key, f in rows
         ),
     )
-    empty_row = format_html('<tr><td colspan="{}">{}</td></tr>', len(keys) + 5, empty)
+    empty_row = format_html('<tr><td colspan="{}">{}</td></tr>', len(keys) + 5 + len(extra), empty)
     return format_html(
         '<table id="{}"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>',
         table_id,
@@ -63,12 +84,19 @@ def _figures_table(table_id: str, keys: list[str], rows: list[tuple[tuple, objec
     )
 
 
+def _in_reporting(line, reporting) -> str:
+    if line.reporting is None:
+        return "not converted"
+    return f"{in_minor_units(line.reporting, reporting.currency)} {reporting.currency}"
+
+
 @admin.register(Statement)
 class StatementAdmin(ReadOnlyAdmin):
-    """Monthly statements per brand: lines per creator and currency, totals per currency, the commissions
-    and adjustments behind them, a CSV export, and the "Mark paid" action."""
+    """Monthly statements per brand: the total in the brand's reporting currency, lines per creator and
+    currency, totals per currency, the commissions and adjustments behind them, a CSV export, and the "Mark
+    paid" action."""
 
-    list_display = ["brand", "month_label", "state", "totals", "paid_at"]
+    list_display = ["brand", "month_label", "state", "total", "paid_at"]
     list_filter = ["state", "brand"]
     list_select_related = ["brand"]
     search_fields = ["brand__name"]
@@ -81,6 +109,7 @@ class StatementAdmin(ReadOnlyAdmin):
         "created_at",
         "paid_at",
         "paid_by",
+        "reporting_total",
         "totals_table",
         "lines_table",
         "behind",
@@ -97,28 +126,40 @@ class StatementAdmin(ReadOnlyAdmin):
 
     def get_changelist_instance(self, request):
         changelist = super().get_changelist_instance(request)
-        # Totals of the whole page in two grouped queries instead of two per row.
+        # The whole page's totals in a fixed number of queries (attribution.billing.statements.totals_of),
+        # each in its brand's reporting currency, instead of queries per row.
         shown = list(changelist.result_list)
-        totals = statements.totals_of(shown)
+        totals = _totals_of(shown)
         for statement in shown:
-            statement.figures = totals[statement.pk]
+            statement.listed_totals = totals[statement.pk]
         return changelist
 
     @admin.display(description="month", ordering="month")
     def month_label(self, obj):
         return f"{obj.month:%Y-%m}"
 
-    @admin.display(description="total per currency")
-    def totals(self, obj):
-        figures = getattr(obj, "figures", None)
-        if figures is None:
-            figures = statements.totals_of([obj])[obj.pk]
-        return _figures_html(figures)
+    @admin.display(description="total (brand's reporting currency)")
+    def total(self, obj):
+        totals = getattr(obj, "listed_totals", None)
+        if totals is None:
+            totals = _totals_of([obj])[obj.pk]
+        return _total_html(totals)
 
     def _summary(self, obj):
         if not hasattr(obj, "_summary_cache"):
             obj._summary_cache = statements.summarize(obj)
         return obj._summary_cache
+
+    @admin.display(description="total in the brand's reporting currency")
+    def reporting_total(self, obj):
+        reporting = self._summary(obj).reporting
+        return format_html(
+            '<strong id="statement-reporting-total">{} {}</strong><p>{}</p>{}',
+            in_minor_units(reporting.total, reporting.currency),
+            reporting.currency,
+            reporting.rates_used,
+            _left_out(reporting),
+        )
 
     @admin.display(description="totals per currency")
     def totals_table(self, obj):
@@ -136,6 +177,7 @@ class StatementAdmin(ReadOnlyAdmin):
             ["creator", "currency"],
             [((line.creator, line.currency), line) for line in self._summary(obj).lines],
             "no lines",
+            reporting=self._summary(obj).reporting,
         )
 
     @admin.display(description="behind the figures")
@@ -175,6 +217,10 @@ class StatementAdmin(ReadOnlyAdmin):
                 )
             else:
                 self.message_user(request, f"{name}: not paid. {payment.refused}", messages.WARNING)
+
+
+def _totals_of(shown: list[Statement]) -> dict:
+    return statements.totals_of(shown, brand_currencies({statement.brand_id for statement in shown}))
 
 
 @admin.register(Adjustment)

@@ -1,5 +1,6 @@
 """A statement's figures as the statement pages and the admin read them: its lines per creator and
-currency, its totals per currency, and the commissions and adjustments behind them.
+currency, its totals per currency and in its brand's reporting currency, and the commissions and adjustments
+behind them; the totals of several statements (the lists) the same way.
 
 Statement figures are read from their commissions and adjustments, never stored twice. Amounts are
 Decimal and per currency: amounts of different currencies are never added up as they are, only each
@@ -10,24 +11,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from ..models import Adjustment, Commission, Statement
 from ..money import in_minor_units
-from .reporting import in_reporting
-
-State = Commission.State
+from .reporting import InReporting, in_reporting
 
 
-def billed_commissions(statement: Statement) -> QuerySet:
-    """The commissions a statement bills, each with `billed`: its amount, or the amount paid once paid.
+def billed_commissions(*statements: Statement) -> QuerySet:
+    """The commissions the statements bill, each with `billed`: its amount, or the amount paid once paid.
 
     Locked ones (open statement) and paid ones (paid statement), including those cancelled after
     payment (their clawback is an adjustment elsewhere); a commission cancelled before payment is not billed.
     """
     return (
-        Commission.objects.filter(statement=statement)
+        Commission.objects.filter(statement__in=statements)
         .filter(Commission.BILLED)
         .annotate(billed=Coalesce("paid_amount", "amount"))
     )
@@ -62,11 +61,12 @@ class Summary:
     statement: Statement
     lines: list[Line]  # one per creator and currency, by creator name
     totals: list[Figures]  # one per currency, by currency code
-    reporting: object = None  # attribution.billing.reporting.InReporting, set by summarize
+    reporting: InReporting  # in the brand's reporting currency, lines per creator and currency
 
 
 def summarize(statement: Statement) -> Summary:
-    """A statement's lines per creator and currency and its totals per currency (two grouped queries)."""
+    """A statement's lines per creator and currency, its totals per currency (two grouped queries) and in
+    its brand's reporting currency (attribution.billing.reporting.in_reporting)."""
     lines: dict[tuple[int, str], Line] = {}
 
     def line(creator_id, creator, currency) -> Line:
@@ -75,31 +75,20 @@ def summarize(statement: Statement) -> Summary:
             lines[key] = Line(currency=currency, creator_id=creator_id, creator=creator)
         return lines[key]
 
-    for row in (
-        billed_commissions(statement)
-        .values("creator_id", "creator__name", "currency")
-        .annotate(count=Count("id"), total=Sum("billed"))
-        .order_by()
-    ):
-        found = line(row["creator_id"], row["creator__name"], row["currency"])
-        found.commissions, found.commission_total = (
-            row["count"],
-            in_minor_units(row["total"], row["currency"]),
-        )
-    for row in (
-        Adjustment.objects.filter(statement=statement)
-        .values("commission__creator_id", "commission__creator__name", "currency")
-        .annotate(count=Count("id"), total=Sum("amount"))
-        .order_by()
-    ):
-        found = line(row["commission__creator_id"], row["commission__creator__name"], row["currency"])
-        found.adjustments, found.adjustment_total = (
-            row["count"],
-            in_minor_units(row["total"], row["currency"]),
-        )
-    reported = in_reporting(
-        statement, statement.brand.reporting_currency_now(), billed=billed_commissions(statement)
+    adjustments = Adjustment.objects.filter(statement=statement)
+    _count(
+        line,
+        billed=billed_commissions(statement),
+        adjustments=adjustments,
+        keys=["creator_id", "creator__name"],
+        adjustment_keys=["commission__creator_id", "commission__creator__name"],
     )
+    reported = in_reporting(
+        {statement.pk: statement.brand.reporting_currency_now()},
+        billed=billed_commissions(statement),
+        adjustments=adjustments,
+        per_creator=True,
+    )[statement.pk]
     for key, amount in reported.lines.items():
         if key in lines:
             lines[key].reporting = amount
@@ -109,6 +98,24 @@ def summarize(statement: Statement) -> Summary:
         _totals(lines.values()),
         reported,
     )
+
+
+def _count(figures_of, *, billed, adjustments, keys: list[str], adjustment_keys: list[str]) -> None:
+    """Counts and amounts of the `billed` commissions and the `adjustments`, grouped by their `keys` and
+    `adjustment_keys` and the currency, into the Figures `figures_of(*keys' values, currency)` (two grouped
+    queries)."""
+    for row in billed.values(*keys, "currency").annotate(count=Count("id"), total=Sum("billed")).order_by():
+        found = figures_of(*(row[key] for key in keys), row["currency"])
+        found.commissions = row["count"]
+        found.commission_total = in_minor_units(row["total"], row["currency"])
+    for row in (
+        adjustments.values(*adjustment_keys, "currency")
+        .annotate(count=Count("id"), total=Sum("amount"))
+        .order_by()
+    ):
+        found = figures_of(*(row[key] for key in adjustment_keys), row["currency"])
+        found.adjustments = row["count"]
+        found.adjustment_total = in_minor_units(row["total"], row["currency"])
 
 
 def _totals(lines: Iterable[Figures]) -> list[Figures]:
@@ -122,38 +129,48 @@ def _totals(lines: Iterable[Figures]) -> list[Figures]:
     return [by_currency[currency] for currency in sorted(by_currency)]
 
 
-def totals_of(statements: list[Statement]) -> dict[int, list[Figures]]:
-    """Totals per currency of several statements (two grouped queries), by statement id."""
-    ids = [statement.pk for statement in statements]
+@dataclass
+class Totals:
+    """A statement's totals on a list: per currency as billed, and in its brand's reporting currency."""
+
+    figures: list[Figures]  # one per currency, by currency code
+    reporting: InReporting  # lines per currency
+
+    @property
+    def commissions(self) -> int:
+        return sum(f.commissions for f in self.figures)
+
+    @property
+    def adjustments(self) -> int:
+        return sum(f.adjustments for f in self.figures)
+
+
+def totals_of(statements: list[Statement], currencies: dict[int, str]) -> dict[int, Totals]:
+    """The totals of several statements, by statement id, as each one's own page has them: per currency (two
+    grouped queries) and in the reporting currency `currencies` names for its brand, by brand id (three
+    queries: attribution.billing.reporting.in_reporting)."""
     figures: dict[tuple[int, str], Figures] = {}
-    commissions = (
-        Commission.objects.filter(statement_id__in=ids)
-        .filter(Q(state=State.LOCKED) | Q(paid_at__isnull=False))
-        .values("statement_id", "currency")
-        .annotate(count=Count("id"), total=Sum(Coalesce("paid_amount", "amount")))
-        .order_by()
+
+    def of(statement_id, currency) -> Figures:
+        return figures.setdefault((statement_id, currency), Figures(currency=currency))
+
+    adjustments = Adjustment.objects.filter(statement__in=statements)
+    _count(
+        of,
+        billed=billed_commissions(*statements),
+        adjustments=adjustments,
+        keys=["statement_id"],
+        adjustment_keys=["statement_id"],
     )
-    for row in commissions:
-        found = figures.setdefault((row["statement_id"], row["currency"]), Figures(currency=row["currency"]))
-        found.commissions, found.commission_total = (
-            row["count"],
-            in_minor_units(row["total"], row["currency"]),
-        )
-    adjustments = (
-        Adjustment.objects.filter(statement_id__in=ids)
-        .values("statement_id", "currency")
-        .annotate(count=Count("id"), total=Sum("amount"))
-        .order_by()
+    reporting = in_reporting(
+        {statement.pk: currencies[statement.brand_id] for statement in statements},
+        billed=billed_commissions(*statements),
+        adjustments=adjustments,
+        per_creator=False,
     )
-    for row in adjustments:
-        found = figures.setdefault((row["statement_id"], row["currency"]), Figures(currency=row["currency"]))
-        found.adjustments, found.adjustment_total = (
-            row["count"],
-            in_minor_units(row["total"], row["currency"]),
-        )
-    result: dict[int, list[Figures]] = {pk: [] for pk in ids}
+    result = {statement.pk: Totals([], reporting[statement.pk]) for statement in statements}
     for (statement_id, _), found in sorted(figures.items()):
-        result[statement_id].append(found)
+        result[statement_id].figures.append(found)
     return result
 
 

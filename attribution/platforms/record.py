@@ -44,9 +44,14 @@ class _Failed(Exception):
         self.result = result
 
 
-def receive(notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None = None) -> Result:
+def receive(
+    notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None = None, savepoint: bool = True
+) -> Result:
     """Do what `notice` asks, once, with its outcome row when `receipt` is given (a replay records its own).
-    A fault (insert_failed, handler_error) is returned with nothing written."""
+    A fault (insert_failed, handler_error) is returned with nothing written.
+
+    Inside a caller's transaction `savepoint=False` spares the two statements of a savepoint: a fault then
+    leaves that transaction to be rolled back whole, as the sync does with its page (sync.acting)."""
     if _in_one_statement(notice, receipt):
         # The common case, a new order: its delivery id, order, commission and outcome row in one statement
         # and one commit (docs/performance.md), where the transaction below takes four statements more. When
@@ -62,7 +67,7 @@ def receive(notice: OrderNotice, *, received_at: datetime, receipt: Receipt | No
                 return result
             notice.warnings = warnings  # not stored (a field the rules refuse): decided below, as ever
     try:
-        with transaction.atomic():
+        with transaction.atomic(savepoint=savepoint):
             if not _first_copy(notice, received_at=received_at):
                 result = result_of(
                     notice, Outcome.REDELIVERY, say("platform.redelivery", delivery=notice.delivery_id)

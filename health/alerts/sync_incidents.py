@@ -10,13 +10,17 @@ task's result.
 - webhook_removed / webhook_disabled: the webhooks' check found one missing or disabled (and put it right);
   resolved by a check that finds them whole.
 - api_version: Shopify served another version than the pinned one; resolved when it serves the pinned one.
+
+queue_sync: one shop's sync queued for the task runner (health.tasks.sync_shop), or for the sync's own runner.
 """
 
 import time
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Count
 from django.utils import timezone
+from django_q.tasks import async_task
 
 from attribution.models import DailyCapture, SyncedOrder, SyncRun
 from attribution.platforms.apis.shopify import API_VERSION
@@ -29,6 +33,14 @@ from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.rules import SYNC_RULES, Finding
 
 Rule = Incident.Rule
+
+
+def queue_sync(connection_id: int, trigger: str, since: str = "", until: str = "") -> None:
+    """Queue one shop's sync (sync_shop): on the sync's own runner when SYNC_TASK_CLUSTER names one, so that it
+    runs at the lowest CPU weight beside the web servers (docs/operations.md, "The sync's own runner"); else on
+    the task runner."""
+    args = (connection_id, trigger, since, until) if since or until else (connection_id, trigger)
+    async_task("health.tasks.sync_shop", *args, group="sync", cluster=settings.SYNC_TASK_CLUSTER or None)
 
 
 def sync_and_report(

@@ -1,6 +1,7 @@
-"""Small display helpers for the health pages."""
+"""Small display helpers for the health pages, and the one markup of their data tables."""
 
 from django import template
+from django.template.loader import render_to_string
 from django.utils.timesince import timesince
 
 from attribution.money import in_minor_units
@@ -45,3 +46,13 @@ def seen_by(person, viewer):
     if person.is_staff and not getattr(viewer, "is_staff", False):
         return "your account manager"
     return person.get_username()
+
+
+@register.simple_block_tag
+def data_table(content, table_id="", *, classes="stack", card=True):
+    """{% data_table "id" %}<thead>…</tbody>{% enddata_table %}: a table of the pages' data in the markup they
+    all share (health/_data_table.html): stacked on a phone (`classes`), scrolled sideways rather than wider
+    than its card, in a flush card of its own unless `card` is False (in a card with a heading already)."""
+    return render_to_string(
+        "health/_data_table.html", {"content": content, "table_id": table_id, "classes": classes, "card": card}
+    )

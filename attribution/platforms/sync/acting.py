@@ -26,6 +26,7 @@ from ..record import receive
 logger = logging.getLogger(__name__)
 
 CANCELLED = "cancelled"
+RECORDED = "recorded"  # a new order sent to be recorded, not yet counted
 
 
 class SyncFault(Exception):
@@ -84,16 +85,40 @@ class PageActor:
                 continue
             read.append((document, order, order_id))
         held = self._held({order_id for _, _, order_id in read})
-        taken = []
+        steps, said = [], {}  # said: what recording each new order answered, by (order id, test)
         for document, order, order_id in read:
             stored = held.get((order_id, order.is_test))
-            step = self._act(document, order, order_id, stored, at=at, done=done)
+            steps.append(self._act(document, order, order_id, stored, at=at, done=done, said=said))
+        # Whether the new orders were kept, read in one query for the page (not one an order): the decision may
+        # refuse one (a field its rules refuse), and its outcome row on the sync endpoint says why.
+        kept = self._kept({order_id for order_id, _ in said})
+        taken = []
+        for (document, order, order_id), step in zip(read, steps, strict=True):
+            if step == RECORDED:
+                step = self._recovered(document, order, order_id, kept, said, at=at, done=done)
             if step != "skipped":
-                taken.append((order, order_id, stored))
+                taken.append((order, order_id, held.get((order_id, order.is_test))))
                 if not order.is_test and order.placed_at:
                     done.days.add(self.day_of(order.placed_at))
         self._note_paths(taken, at=at)
         return done
+
+    def _kept(self, order_ids: set) -> set:
+        if not order_ids:
+            return set()
+        rows = Order.objects.filter(brand_id=self.connection.brand_id, order_id__in=order_ids)
+        return set(rows.values_list("order_id", "is_test"))
+
+    def _recovered(
+        self, document, order: PlatformOrder, order_id: str, kept: set, said: dict, *, at, done
+    ) -> str:
+        if (order_id, order.is_test) not in kept:
+            result = said[(order_id, order.is_test)]
+            done.errors.append(f"Order {order_id} was not recorded ({result.outcome}): {result.text}")
+            return self._count(done, "skipped")
+        if order.cancelled:
+            self._follow(document, order_id, Action.CANCEL, at=at)
+        return self._count(done, "recovered")
 
     def _note_paths(self, taken: list, *, at: datetime) -> None:
         """Each order of the page as the sync first saw it (SyncedOrder): recorded by this run, or come by the
@@ -157,8 +182,11 @@ class PageActor:
         )
         return {(row["order_id"], row["is_test"]): row for row in rows}
 
-    def _act(self, document, order: PlatformOrder, order_id: str, stored, *, at, done: PageDone) -> str:
-        """What the order asked, done: "recovered", "followed", "unchanged" or "skipped"."""
+    def _act(
+        self, document, order: PlatformOrder, order_id: str, stored, *, at, done: PageDone, said: dict
+    ) -> str:
+        """What the order asked, done: "followed", "unchanged", "skipped", or RECORDED (then "recovered" or
+        "skipped", once the page has found whether the order was kept)."""
         if stored is None:
             if not self.shape.was_paid(document):
                 return self._count(done, "skipped")
@@ -166,14 +194,8 @@ class PageActor:
             result = self._send(placed, order_id, Action.RECORD, "record", at=at)
             if result.outcome in FAULTS:
                 raise SyncFault(f"order {order_id}: {result.text}")
-            if not Order.objects.filter(
-                brand_id=self.connection.brand_id, order_id=order_id, is_test=order.is_test
-            ).exists():
-                done.errors.append(f"Order {order_id} was not recorded ({result.outcome}): {result.text}")
-                return self._count(done, "skipped")
-            if order.cancelled:
-                self._follow(document, order_id, Action.CANCEL, at=at)
-            return self._count(done, "recovered")
+            said[(order_id, order.is_test)] = result
+            return RECORDED  # kept or not, found for the whole page (act)
         if not stored["via_platform"]:
             # The order confirmation brought it and the webhook never did: the platform's order joins it.
             placed = self.shape.as_placed(document) if order.cancelled else document
@@ -235,7 +257,8 @@ class PageActor:
             body=keep_platform_body(self.platform.kept(document)),
             body_parsed=True,
         )
-        return receive(notice, received_at=at, receipt=receipt)
+        # The page's transaction is the savepoint: a fault rolls the page back whole (sync.runner).
+        return receive(notice, received_at=at, receipt=receipt, savepoint=False)
 
     def _outcomes(self, ids: set) -> dict:
         if not ids:

@@ -1,6 +1,7 @@
 """Billing statements for brand users: the list, one statement with its lines per creator and currency and
-the commissions and adjustments behind them, and its CSV export. The brand is chosen as on every health
-page (health.pages.access.brand_page); a statement of a brand the user may not see is a 404.
+the commissions and adjustments behind them, and its CSV export. Both total in the brand's reporting currency,
+each currency as billed a click away (docs/billing.md). The brand is chosen as on every health page
+(health.pages.access.brand_page); a statement of a brand the user may not see is a 404.
 """
 
 from django.http import StreamingHttpResponse
@@ -9,6 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from attribution.billing.export import csv_filename, csv_lines
+from attribution.billing.reporting import rates_used
 from attribution.billing.statements import (
     statement_adjustments,
     statement_commissions,
@@ -27,11 +29,17 @@ COMMISSIONS_SHOWN = 200
 @brand_page
 def statements(request, chosen):
     found = statements_of(chosen.brand)
-    totals = totals_of(found)
+    currency = chosen.brand.reporting_currency_now()
+    totals = totals_of(found, {chosen.brand.pk: currency})
     return render(
         request,
         "health/statements.html",
-        {**chosen.context, "rows": [(statement, totals[statement.pk]) for statement in found]},
+        {
+            **chosen.context,
+            "rows": [(statement, totals[statement.pk]) for statement in found],
+            "currency": currency,
+            "rates_used": rates_used(currency, [t.reporting for t in totals.values()]),
+        },
     )
 
 

@@ -1,5 +1,5 @@
 """The sync history (/health/sync/), one run (/health/sync/<pk>/) and Sync now (POST /health/sync/now/). Sync now
-queues the shop's sync on the task runner (health.tasks.sync_shop) for the window asked; the history shows it
+queues the shop's sync (health.tasks.queue_sync) for the window asked; the history shows it
 once it runs. The brand is chosen by health.pages.access.brand_page."""
 
 from urllib.parse import urlencode
@@ -8,9 +8,9 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
-from django_q.tasks import async_task
 
 from attribution.models import SyncRun
+from health.alerts.sync_incidents import queue_sync
 from health.pages.access import brand_page
 
 from . import queries
@@ -52,9 +52,7 @@ def sync_now(request, chosen):
             request, f"A sync of {connection.shop_domain} is running: try again once it has finished."
         )
         return redirect(_history_url(chosen.brand.pk))
-    async_task(
-        "health.tasks.sync_shop", connection.pk, SyncRun.Trigger.MANUAL, start.isoformat(), end.isoformat()
-    )
+    queue_sync(connection.pk, SyncRun.Trigger.MANUAL, start.isoformat(), end.isoformat())
     messages.success(
         request,
         f"The sync of {connection.shop_domain} from {start:%Y-%m-%d} to {end:%Y-%m-%d %H:%M} UTC is queued: it "

@@ -1,9 +1,11 @@
-"""Statements in the admin (docs/billing.md): who gets in, the totals per currency, a statement's page and
-CSV, read-only statements and adjustments, the "Mark paid" action and who is offered it."""
+"""Statements in the admin (docs/billing.md): who gets in, the totals in each brand's reporting currency and
+per currency, a statement's page and CSV, read-only statements and adjustments, the "Mark paid" action and
+who is offered it."""
 
 import csv
 import io
 from datetime import date, timedelta
+from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -15,6 +17,8 @@ from attribution.billing.writers import lock_due_commissions, month_of, pay_stat
 from attribution.models import Adjustment, Commission, Statement
 from tests import factories
 from tests.attribution.billed import DEC_02, NOV_03, OCTOBER, cancel, fresh, pending
+from tests.attribution.fx.conftest import rates  # noqa: F401  (the fixture)
+from tests.attribution.fx.test_statements_in_reporting import billed, statement_with_two_currencies
 from tests.attribution.keyed import caller_of
 
 State = Commission.State
@@ -65,13 +69,63 @@ def test_the_changelist_shows_each_statements_totals_per_currency(
     Statement.objects.create(brand=other_brand, month=past_statement.month)
     client.force_login(manager)
 
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(15):
         page = client.get(CHANGELIST)
 
     assert page.status_code == 200
     text = page.content.decode()
-    assert "2.50 EUR<br>10.00 USD" in text
+    assert "</summary>2.50 EUR<br>10.00 USD</details>" in text
     assert "nothing due" in text
+
+
+@pytest.fixture
+def two_brands(rates, brand):  # noqa: F811
+    """Acme's October in USD (48.38 USD, and 30.00 AED with no rate) and a brand reading euros."""
+    ours = statement_with_two_currencies(brand)
+    billed(
+        brand,
+        ours,
+        creator=factories.CreatorFactory(brand=brand, name="Cy"),
+        currency="AED",
+        amount=Decimal("30"),
+    )
+    euro_brand = factories.BrandFactory(name="Euro", reporting_currency="EUR")
+    return ours, statement_with_two_currencies(euro_brand)  # 43.31 EUR
+
+
+def test_the_changelist_totals_each_statement_in_its_brands_reporting_currency(
+    client, manager, two_brands, django_assert_max_num_queries
+):
+    ours, theirs = two_brands
+    client.force_login(manager)
+    for n in range(9):  # more statements and brands: no more queries
+        statement_with_two_currencies(factories.BrandFactory(name=f"Brand {n}", reporting_currency="GBP"))
+
+    with django_assert_max_num_queries(15):
+        text = client.get(CHANGELIST).content.decode()
+
+    assert (
+        "<summary><strong>48.38 USD</strong></summary>30.00 AED<br>25.05 EUR<br>10.00 GBP<br>7.00 USD</details>"
+        '<p class="not-converted">Not in this total: 30.00 AED (1 item: No ECB reference rate for AED' in text
+    )
+    assert "<summary><strong>43.31 EUR</strong></summary>25.05 EUR<br>10.00 GBP<br>7.00 USD</details>" in text
+    assert text.count(" GBP</strong></summary>") == 9
+
+
+def test_the_change_page_totals_in_the_reporting_currency_with_the_rates_and_what_is_left_out(
+    client, manager, two_brands
+):
+    ours, _ = two_brands
+    client.force_login(manager)
+
+    text = client.get(reverse("admin:attribution_statement_change", args=[ours.pk])).content.decode()
+
+    assert '<strong id="statement-reporting-total">48.38 USD</strong>' in text
+    assert "rates published 2026-10-30" in text
+    assert "Not in this total: 30.00 AED (1 item: No ECB reference rate for AED" in text
+    assert "<th>total</th><th>in USD</th>" in text
+    assert "<td><strong>25.05</strong></td><td>27.98 USD</td></tr>" in text  # Ana's EUR line
+    assert "<td><strong>30.00</strong></td><td>not converted</td></tr>" in text  # Cy's AED line
 
 
 def test_the_change_page_shows_lines_totals_adjustments_and_links_to_what_is_behind(
@@ -84,7 +138,7 @@ def test_the_change_page_shows_lines_totals_adjustments_and_links_to_what_is_beh
     text = page.content.decode()
     assert page.status_code == 200
     assert (
-        "<tr><td>Ana</td><td>EUR</td><td>1</td><td>2.50</td><td>0</td><td>0.00</td><td><strong>2.50</strong></td></tr>"
+        "<tr><td>Ana</td><td>EUR</td><td>1</td><td>2.50</td><td>0</td><td>0.00</td><td><strong>2.50</strong></td>"
         in text
     )
     assert (

@@ -112,13 +112,16 @@ def test_a_cancel_before_payment_drops_a_commission_and_an_update_changes_its_li
 def test_the_list_totals_match_each_statements_own_summary(brand, october):
     statements = statements_of(brand)
 
-    totals = totals_of(statements)
+    totals = totals_of(statements, {brand.pk: brand.reporting_currency_now()})
 
     assert [s.month for s in statements] == [NOVEMBER, OCTOBER]
     for statement in statements:
-        assert [(t.currency, t.commissions, t.total) for t in totals[statement.pk]] == [
-            (t.currency, t.commissions, t.total) for t in summarize(statement).totals
+        own = summarize(statement)
+        assert [(t.currency, t.commissions, t.total) for t in totals[statement.pk].figures] == [
+            (t.currency, t.commissions, t.total) for t in own.totals
         ]
+        assert totals[statement.pk].reporting.total == own.reporting.total
+        assert totals[statement.pk].commissions == sum(t.commissions for t in own.totals)
 
 
 def test_paying_a_statement_pays_its_locked_commissions_and_stamps_it(brand, october, creators):

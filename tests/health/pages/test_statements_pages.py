@@ -1,5 +1,7 @@
 """/health/statements/: a brand user's billing statements, one statement, and its CSV export. alice reads
-Acme's, bob (Globex) gets a 404 for them, an anonymous visitor is sent to sign in, staff pick any brand."""
+Acme's, bob (Globex) gets a 404 for them, an anonymous visitor is sent to sign in, staff pick any brand. The
+list totals each statement in the brand's reporting currency as its own page does, each currency a click
+away, and names apart what has no rate."""
 
 import csv
 import io
@@ -12,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from attribution.billing.writers import lock_due_commissions, pay_statement
-from attribution.models import Statement
+from attribution.models import Adjustment, Commission, Statement
 from brands.models import UserSettings
 from tests import factories
 from tests.attribution.billed import NOV_03, NOV_12, OCT_10, OCT_20, cancel, pending
@@ -71,16 +73,49 @@ def globex(other_brand):
 # --- who sees what ------------------------------------------------------------------------------------------
 
 
-def test_a_brand_user_sees_its_statements_with_totals_per_currency(client, alice, acme, globex):
+def table(html: str, table_id: str) -> str:
+    return text_of(html.split(f'id="{table_id}"')[1].split("</table>")[0])
+
+
+def test_a_brand_user_sees_its_statements_totalled_in_the_reporting_currency(client, alice, acme, globex):
     client.force_login(alice)
+    # October's 7.00 EUR at its commission's locked rate, and its 16.50 USD.
+    october = sum(c.reporting_amount for c in Commission.objects.filter(statement=acme["october"]))
 
     html = page(client.get(LIST))
 
-    rows = text_of(html.split('id="statements"')[1].split("</table>")[0])
-    assert "November 2026 Open 1 1 26.00 USD – Details" in rows
-    assert "October 2026 Paid 1 3 0 0 7.00 EUR 16.50 USD 2026-11-03 Details" in rows
+    rows = table(html, "statements")
+    assert "Month State Commissions Adjustments Total (USD) Paid on" in rows
+    assert "November 2026 Open 1 1 26.00 USD 26.00 USD – Details" in rows
+    assert f"October 2026 Paid 4 0 {october:.2f} USD 7.00 EUR 16.50 USD 2026-11-03 Details" in rows
+    assert f'id="reporting-total">{october:.2f} USD' in page(client.get(detail(acme["october"]))), (
+        "as its page"
+    )
+    assert "rates published" in text_of(html.split('id="rates-used"')[1].split("</p>")[0])
     assert "55.00" not in html and "Globex" not in html
     assert 'href="/health/statements/"' in html and 'aria-current="page">Statements</a>' in html
+
+
+def test_a_commission_with_no_rate_is_named_apart_on_the_list_never_summed_in(client, alice, acme):
+    pending(
+        acme["november"].brand,
+        "C-1",
+        creator=Commission.objects.get(order__order_id="B-2").creator,
+        amount="30.00",
+        currency="AED",
+        closes_at=NOV_03,
+    )
+    lock_due_commissions(now=NOV_03)
+    reason = Commission.objects.get(order__order_id="C-1").fx_reason
+    client.force_login(alice)
+
+    rows = table(page(client.get(LIST)), "statements")
+
+    assert reason.startswith("No ") and "AED" in reason
+    assert (
+        f"November 2026 Open 2 1 26.00 USD 30.00 AED 26.00 USD Not in this total: 30.00 AED (1 item: {reason}) –"
+        in rows
+    )
 
 
 def test_a_brand_user_reads_one_statement_lines_totals_adjustments_and_commissions(client, alice, acme):
@@ -174,13 +209,24 @@ def test_a_brand_without_statements_is_told_when_they_come(client, alice):
 
 def test_the_pages_take_a_bounded_number_of_queries(client, alice, acme, django_assert_max_num_queries):
     client.force_login(alice)
-    for month in range(1, 10):  # more statements must not mean more queries
-        Statement.objects.create(brand=acme["october"].brand, month=date(2026, month, 1))
+    brand = acme["october"].brand
+    ana = Commission.objects.get(order__order_id="A-1").creator
+    for month in range(1, 10):  # more statements, currencies, commissions and adjustments: no more queries
+        statement = Statement.objects.create(brand=brand, month=date(2026, month, 1))
+        for n, currency in enumerate(["USD", "EUR", "GBP", "JPY", "AED"]):
+            made = pending(brand, f"M-{month}-{n}", creator=ana, amount="12.00", currency=currency)
+            Commission.objects.filter(pk=made.pk).update(
+                state="locked", statement=statement, locked_at=OCT_10
+            )
+        Adjustment.objects.create(
+            brand=brand, commission=made, statement=statement, amount=-1, currency="AED", reason="cancel"
+        )
 
-    with django_assert_max_num_queries(10):
-        page(client.get(LIST))
     with django_assert_max_num_queries(12):
+        html = page(client.get(LIST))
+    with django_assert_max_num_queries(13):
         page(client.get(detail(acme["november"])))
+    assert html.count("Not in this total: 11.00 AED (2 items:") == 9
 
 
 def test_times_on_a_statement_and_in_its_csv_are_in_the_readers_time_zone(client, alice, acme):

@@ -7,6 +7,7 @@ from datetime import UTC, timedelta
 
 import pytest
 from django.utils import timezone
+from django_q.conf import Conf
 from django_q.models import OrmQ
 
 from attribution.models import DailyCapture, SyncedOrder, SyncRun
@@ -115,6 +116,18 @@ def test_sync_now_queues_the_shop_s_sync_for_the_window(alice_client, shop, bran
     assert (connection_id, trigger) == (shop.pk, "manual")
     assert (start[:10], end[:10]) == (since.isoformat(), today.isoformat())
     assert "is queued" in alice_client.get(HISTORY).content.decode()
+
+
+@pytest.mark.parametrize("runner", ["", "sync"])
+def test_sync_now_queues_where_the_nightly_does(settings, runner, alice_client, shop, brand):
+    """On the sync's own runner when SYNC_TASK_CLUSTER names one (django-q2 keeps a task's queue as its key)."""
+    settings.SYNC_TASK_CLUSTER = runner
+    today = timezone.now().astimezone(UTC).date()
+
+    alice_client.post(f"{NOW}?brand={brand.pk}", {"connection": shop.pk, "since": today, "until": today})
+
+    task = OrmQ.objects.get()
+    assert (task.key, task.func()) == (runner or Conf.CLUSTER_NAME, "health.tasks.sync_shop")
 
 
 @pytest.mark.parametrize(
