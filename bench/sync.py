@@ -258,17 +258,22 @@ def p99_turns(env: dict, *, turns: int, duration: int, cpu: str) -> list[dict]:
                     ]
                     sync = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
                     time.sleep(4)  # its shop built and its first pages under way
+                read_before = _orders_read_by_the_last_run()
                 measured = _wrk({**env, "BENCH_RUN": f"sync{turn}{int(beside)}{time.time_ns()}"}, duration)
                 still_running = sync is not None and sync.poll() is None
+                synced = _orders_read_by_the_last_run() - read_before if beside else 0
                 if sync is not None:
                     sync.terminate()
                     sync.wait()
                 results.append(
-                    {"turn": turn, "beside_sync": beside, "sync_ran_throughout": still_running, **measured}
-                )
+                    {"turn": turn, "beside_sync": beside, "sync_ran_throughout": still_running,
+                     "orders_synced_meanwhile": synced, **measured}
+                )  # fmt: skip
                 print(
                     f"  turn {turn} {'beside a sync' if beside else 'alone        '}: {measured['rps']:.0f} req/s, "
-                    f"p99 {measured['p99_us'] / 1000:.1f} ms{'' if not beside or still_running else ' (sync ended early)'}",
+                    f"p99 {measured['p99_us'] / 1000:.1f} ms"
+                    + (f", {synced} orders synced meanwhile" if beside else "")
+                    + ("" if not beside or still_running else " (sync ended early)"),
                     flush=True,
                 )
         return results
@@ -276,6 +281,13 @@ def p99_turns(env: dict, *, turns: int, duration: int, cpu: str) -> list[dict]:
         server.terminate()
         server.wait()
         log.close()
+
+
+def _orders_read_by_the_last_run() -> int:
+    """What the bench's latest sync run has read so far (it checkpoints its count after each page)."""
+    from attribution.models import SyncRun
+
+    return SyncRun.objects.order_by("-pk").values_list("orders_read", flat=True).first() or 0
 
 
 def _p99_ratio(turns: list[dict]) -> float:
@@ -328,10 +340,16 @@ def main() -> None:
     env = bench_env(url)
     print("Preparing the bench world ...", flush=True)
     prepare_world(env, cancels=1000)
+    from django.conf import settings
+
+    from attribution.platforms.sync.pace import cpu_stall_us
+
     report = {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "plan": args.plan,
-        "pause_ratio": float(env.get("SYNC_PAUSE_RATIO", "4.0")),
+        "pause_ratio": settings.SYNC_PAUSE_RATIO,
+        "busy_cpu_share": settings.SYNC_BUSY_CPU_SHARE,
+        "cpu_pressure_readable": cpu_stall_us() is not None,
         "cpu": args.cpu,
         "idle_cpu_group": str(idle_cpu_group()) if args.cpu == "idle" else None,
     }

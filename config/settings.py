@@ -341,9 +341,11 @@ RETENTION_DAYS = {
     }.items()
 }
 
-# The shops' syncs (docs/operations.md, "The sync's own runner") rest this many times a page's own time after
-# each page (0: flat out), on the task runner named SYNC_TASK_CLUSTER when set, else on the task runner.
-SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=4.0)
+# The shops' syncs (docs/operations.md, "How fast a sync reads") rest this many times a page's own time after each
+# page (0: flat out) while at least SYNC_BUSY_CPU_SHARE of the time some task waited for a CPU on their machine
+# (0: always), on the task runner named SYNC_TASK_CLUSTER when set, else on the task runner.
+SYNC_PAUSE_RATIO = env.float("SYNC_PAUSE_RATIO", default=49.0)
+SYNC_BUSY_CPU_SHARE = env.float("SYNC_BUSY_CPU_SHARE", default=0.10)
 SYNC_TASK_CLUSTER = env("SYNC_TASK_CLUSTER", default="")
 
 # The task runner (django-q2, the database is the queue; config/task_runner.py).

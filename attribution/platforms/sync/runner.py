@@ -3,8 +3,8 @@ runner that died, check the shop's webhooks, read the window's orders page by pa
 (sync.acting), checkpointing after each so that a crash resumes from the last page, then measure the days'
 capture. What it found is on the run (attribution.models.SyncRun); health opens the incidents it calls for.
 
-Between pages the sync rests SYNC_PAUSE_RATIO times the page's own time, so that the live order path beside
-it keeps its latency (docs/performance.md, "The nightly sync"). A run reads for `seconds` at most: a run with pages left hands its lease back and says so (`unfinished`), and
+Between pages, while its machine is busy, the sync rests SYNC_PAUSE_RATIO times the page's own time, so that the
+live order path beside it keeps its latency (sync.pace). A run reads for `seconds` at most: a run with pages left hands its lease back and says so (`unfinished`), and
 the task runner carries it on (health.tasks.sync_connection).
 """
 
@@ -24,6 +24,7 @@ from ..apis.errors import CredentialRevoked, PlatformAPIError, PlatformUnavailab
 from ..connect.privacy import disconnect
 from . import capture, runs
 from .acting import PageActor, SyncFault
+from .pace import Pace
 from .sources import source_for
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ def sync_connection(
     began = time.monotonic()
     source = source_for(connection, run, sleep=sleep)
     actor = PageActor(run=run, connection=connection, platform=source.platform, shape=source.shape)
+    pace = Pace(ratio=settings.SYNC_PAUSE_RATIO, busy_share=settings.SYNC_BUSY_CPU_SHARE)
     days: set = set()
     try:
         if not run.pages:  # once a run: the webhooks' health (not again when a run is carried on)
@@ -88,9 +90,10 @@ def sync_connection(
             days |= done.days
             if not page.more:
                 break
-            if settings.SYNC_PAUSE_RATIO > 0:
-                # Yield to the live order path: rest a multiple of the page's own time before the next.
-                pause((time.monotonic() - page_began) * settings.SYNC_PAUSE_RATIO)
+            # Yield to the live order path while the machine is busy: rest a multiple of the page's own time.
+            rest = pace.rest(time.monotonic() - page_began)
+            if rest > 0:
+                pause(rest)
             if time.monotonic() - began >= budget:
                 SyncRun.objects.filter(pk=run.pk, runner=run.runner).update(lease_until=clock())
                 synced.unfinished = True

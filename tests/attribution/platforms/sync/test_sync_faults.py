@@ -165,15 +165,3 @@ def test_the_first_nightly_window_reaches_back_a_week_and_the_next_starts_an_hou
 
     second = SyncRun.objects.latest("pk")
     assert second.window_start == first.window_end - timedelta(hours=1)
-
-
-def test_the_sync_rests_between_pages_as_the_settings_say(monkeypatch, settings, shopify_shop, clock, yesterday):
-    monkeypatch.setattr(shopify_orders, "MAX_PAGE", 3)
-    _day_of_shopify_orders(shopify_shop, yesterday, 7)
-    settings.SYNC_PAUSE_RATIO = 2.0
-    rests = []
-
-    sync_connection(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep, pause=rests.append)
-
-    assert len(rests) == 2 and all(rest > 0 for rest in rests)  # after each page but the last
-    assert SyncRun.objects.get().recovered == 7
