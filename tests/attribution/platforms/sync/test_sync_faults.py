@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from attribution.models import Order, SyncRun
+from attribution.platforms.standin import shopify_routes
 from attribution.platforms.sync import shopify_orders, woocommerce_orders
 from attribution.platforms.sync.runner import sync_connection
 from brands.models import PlatformConnection
@@ -74,6 +75,29 @@ def test_a_bucket_too_low_for_the_page_waits_for_its_refill(standin, shopify_sho
     # second; the bucket's figures are whole points, so a last short wait may follow.
     assert clock.waits[0] == pytest.approx((2 + first * 8 - 92) / 100)
     assert sum(clock.waits) < clock.waits[0] + 0.1
+
+
+def test_a_query_the_bucket_cannot_pay_waits_for_the_refill_before_it_is_asked(
+    monkeypatch, standin, shopify_shop, clock, yesterday
+):
+    monkeypatch.setattr(shopify_orders, "MAX_PAGE", 3)  # pages of 3 orders: 26 points asked, all of them used
+    _day_of_shopify_orders(shopify_shop, yesterday, 9)
+    shopify_shop.bucket_size = shopify_shop.bucket_available = 60.0
+    shopify_shop.restore_rate, shopify_shop.bucket_at = 1.0, clock()
+    answers = []
+    answer_orders = shopify_routes.orders.shopify_orders
+
+    def recorded(*args):
+        answers.append(answer_orders(*args))
+        return answers[-1]
+
+    monkeypatch.setattr(shopify_routes.orders, "shopify_orders", recorded)
+
+    sync_connection(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep)
+
+    assert (SyncRun.objects.get().status, SyncRun.objects.get().recovered) == ("done", 9)
+    assert answers and not any(answer.get("errors") for answer in answers)  # never THROTTLED
+    assert clock.waits and all(wait > 0 for wait in clock.waits)  # it waited, before asking
 
 
 def test_server_errors_are_retried_then_answered(standin, shopify_shop, woo_site, clock, yesterday):
