@@ -45,6 +45,7 @@ run: $(STAMP)
 # pytest includes tests/test_module_sizes.py: no module of ours over 400 lines (migrations aside).
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python manage.py makemigrations --check --dry-run -v1
 	$(BIN)/python -m pytest -rs

@@ -137,7 +137,6 @@ def sync_shops() -> str:
     return f"Queued the sync of {len(ids)} shops."
 
 
-
 def connections_to_sync() -> list[int]:
     from brands.models import PlatformConnection  # noqa: PLC0415
 

@@ -117,7 +117,8 @@ class SyncedOrder(models.Model):
                 fields=["brand", "connection", "order_id", "is_test"], name="synced_order_once"
             ),
             models.CheckConstraint(
-                name="synced_order_path_known", condition=models.Q(path__in=["webhook", "confirmation", "sync"])
+                name="synced_order_path_known",
+                condition=models.Q(path__in=["webhook", "confirmation", "sync"]),
             ),
         ]
         indexes = [

@@ -54,5 +54,6 @@ def data_table(content, table_id="", *, classes="stack", card=True):
     all share (health/_data_table.html): stacked on a phone (`classes`), scrolled sideways rather than wider
     than its card, in a flush card of its own unless `card` is False (in a card with a heading already)."""
     return render_to_string(
-        "health/_data_table.html", {"content": content, "table_id": table_id, "classes": classes, "card": card}
+        "health/_data_table.html",
+        {"content": content, "table_id": table_id, "classes": classes, "card": card},
     )
