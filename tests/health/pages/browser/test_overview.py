@@ -1,4 +1,5 @@
-"""/health/ in a browser at 1280 and 400 px: what a brand user sees on the overview."""
+"""/health/ in a browser at 1280 and 400 px (and, for the layout, the widths between): what a brand user sees on
+the overview."""
 
 import re
 from datetime import UTC, timedelta
@@ -9,6 +10,7 @@ from playwright.sync_api import expect
 from attribution.outcomes import Outcome
 
 from .conftest import inside_window, overflow, stacked
+from .session import sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -105,6 +107,22 @@ def test_nothing_scrolls_sideways_and_tables_stack_on_a_phone(open_page, alice, 
     if width < 640:
         count = page.locator("#by-outcome tbody tr").first.locator("td[data-label='Order confirmation']")
         expect(count).to_be_visible()
+
+
+@pytest.mark.parametrize("between", [641, 800, 1031, 1279])
+def test_between_a_phone_and_a_laptop_nothing_scrolls_sideways(
+    new_context, live_server, alice, acme_week, between
+):
+    # A tablet or a narrow window: the nine links and the account once pushed the page 390 px wider, and the
+    # hidden labels of the events table 46 px.
+    context = new_context(viewport={"width": between, "height": 900}, base_url=live_server.url)
+    sign_in(context, alice, live_server.url)
+    page = context.new_page()
+
+    for path in ("/health/?period=7d", "/health/events/"):
+        page.goto(path)
+        assert overflow(page) == 0, path
+        assert inside_window(page, page.locator(".mainnav a, .account a, .account button")), path
 
 
 def test_another_brands_user_sees_only_her_own_brand(open_page, bob, acme_week):
