@@ -90,8 +90,9 @@ def sync_connection(
             days |= done.days
             if not page.more:
                 break
-            # Yield to the live order path while the machine is busy: rest a multiple of the page's own time.
-            rest = pace.rest(time.monotonic() - page_began)
+            # Yield to the live order path while the machine is busy: rest a multiple of the page's own time, but
+            # not past the run's budget (the task runner's timeout stops a task mid-rest; the next call carries on).
+            rest = min(pace.rest(time.monotonic() - page_began), budget - (time.monotonic() - began))
             if rest > 0:
                 pause(rest)
             if time.monotonic() - began >= budget:

@@ -133,3 +133,21 @@ def test_a_sync_on_a_quiet_machine_reads_its_pages_without_resting(
 
     assert rests == []
     assert SyncRun.objects.get().recovered == 7
+
+
+def test_a_rest_never_reaches_past_the_runs_budget(monkeypatch, settings, seven_orders_in_three_pages, clock):
+    # A starved page of several seconds times 49 would outlast the task runner's timeout, which stops a task mid-rest.
+    settings.SYNC_PAUSE_RATIO = 1e9
+    monkeypatch.setattr(pace, "cpu_stall_us", iter(range(0, 10**12, 10**9)).__next__)  # busy
+    rests = []
+
+    sync_connection(
+        seven_orders_in_three_pages.connection.pk,
+        trigger="command",
+        sleep=clock.sleep,
+        pause=rests.append,
+        seconds=30.0,
+    )
+
+    assert rests and all(0 < rest <= 30.0 for rest in rests)
+    assert SyncRun.objects.get().recovered == 7
