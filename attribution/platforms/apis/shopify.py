@@ -5,7 +5,8 @@ The cost-based throttle is respected: every answer's `extensions.cost.throttleSt
 THROTTLED answer (HTTP 200, or 429) waits `(requested - currentlyAvailable) / restoreRate` seconds through
 the injected `sleep` before asking again. Better still, a query is not sent to be throttled: when the bucket as
 last seen, refilled since at its restore rate, holds less than the same query cost last time, the wait comes
-first (Shopify's advice: pace by the throttle status rather than by the errors). A 5xx or a timeout is retried with backoff, a few times.
+first (Shopify's advice: pace by the throttle status rather than by the errors). A 5xx or a timeout is retried
+with backoff, a few times.
 """
 
 import time

@@ -4,8 +4,8 @@ runner that died, check the shop's webhooks, read the window's orders page by pa
 capture. What it found is on the run (attribution.models.SyncRun); health opens the incidents it calls for.
 
 Between pages, while its machine is busy, the sync rests SYNC_PAUSE_RATIO times the page's own time, so that the
-live order path beside it keeps its latency (sync.pace). A run reads for `seconds` at most: a run with pages left hands its lease back and says so (`unfinished`), and
-the task runner carries it on (health.tasks.sync_connection).
+live order path beside it keeps its latency (sync.pace). A run reads for `seconds` at most: a run with pages left
+hands its lease back and says so (`unfinished`), and the task runner carries it on (health.tasks.sync_connection).
 """
 
 import logging
