@@ -19,6 +19,7 @@ from ..outcomes import Outcome, say
 from ..review import holds as review_holds
 from ..review.runner import review_decision
 from . import trace as why
+from .lines import NO_LINES, OrderLines
 from .lookups import Lookups
 
 
@@ -37,6 +38,9 @@ class Fields:
     return_window_closes_at: datetime | None
     warnings: list = field(default_factory=list)
     referring_site: str = ""  # issue 38: a platform's order's referring site (the code_leak rule)
+    lines: OrderLines = (
+        NO_LINES  # issue 56: what a commission plan prices line by line (attribution.orders.lines)
+    )
 
 
 @dataclass
