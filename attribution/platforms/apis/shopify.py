@@ -14,7 +14,7 @@ import time
 import httpx
 
 from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
-from .http import check_url, platform_client, shopify_origin
+from .http import check_url, send, shopify_origin
 
 # Versions are named YYYY-MM, one a quarter, each supported at least 12 months; a retired one is served as the
 # oldest supported, and X-Shopify-API-Version names what was served (kept in `served_version`).
@@ -62,12 +62,11 @@ def topic_name(enum: str) -> str:
 class ShopifyAdmin:
     """One shop's Admin API with one access token. `sleep` is injected so that tests never wait."""
 
-    def __init__(self, shop_domain: str, token: str, *, sleep=time.sleep, client: httpx.Client | None = None):
+    def __init__(self, shop_domain: str, token: str, *, sleep=time.sleep):
         self.shop_domain = shop_domain
         self.url = check_url(f"{shopify_origin(shop_domain)}/admin/api/{API_VERSION}/graphql.json")
         self._token = token
         self._sleep = sleep
-        self._client = client
         self.served_version: str | None = None
         self.last_cost: dict | None = None
         self._cost_seen_at = 0.0  # time.monotonic() of last_cost
@@ -170,10 +169,7 @@ class ShopifyAdmin:
 
     def _post(self, payload: dict) -> httpx.Response:
         headers = {"X-Shopify-Access-Token": self._token, "Content-Type": "application/json"}
-        if self._client is not None:
-            return self._client.post(self.url, json=payload, headers=headers)
-        with platform_client() as client:
-            return client.post(self.url, json=payload, headers=headers)
+        return send("POST", self.url, json=payload, headers=headers)
 
 
 def scopes_of(identity: dict) -> list[str]:

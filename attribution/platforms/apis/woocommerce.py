@@ -11,7 +11,7 @@ import time
 import httpx
 
 from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
-from .http import check_url, platform_client
+from .http import check_url, send
 
 RETRIES = 4  # 429 or 5xx answers (or timeouts) in a row before PlatformUnavailable
 BACKOFF_SECONDS = 1.0  # doubled on each retry; a Retry-After header is read when given
@@ -32,12 +32,10 @@ class WooCommerceREST:
         consumer_secret: str,
         *,
         sleep=time.sleep,
-        client: httpx.Client | None = None,
     ):
         self.site_url = site_origin(check_url(site_url))
         self._auth = (consumer_key, consumer_secret)
         self._sleep = sleep
-        self._client = client
 
     def __repr__(self):  # never the keys
         return f"WooCommerceREST({self.site_url!r})"
@@ -129,10 +127,7 @@ class WooCommerceREST:
             return response
 
     def _send(self, method, url, **kwargs) -> httpx.Response:
-        if self._client is not None:
-            return self._client.request(method, url, **kwargs)
-        with platform_client() as client:
-            return client.request(method, url, **kwargs)
+        return send(method, url, **kwargs)
 
 
 def _wait(response: httpx.Response, failures: int) -> float:
