@@ -10,13 +10,15 @@ import time
 
 import httpx
 
-from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
+from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable, UnreadableAnswer
 from .http import check_url, send
 
 RETRIES = 4  # 429 or 5xx answers (or timeouts) in a row before PlatformUnavailable
 BACKOFF_SECONDS = 1.0  # doubled on each retry; a Retry-After header is read when given
 MAX_WAIT_SECONDS = 60.0
 WEBHOOK_PAGE = 100
+# A site has a handful of webhooks: more pages than this is a hostile X-WP-TotalPages (docs/threat-model.md).
+MAX_WEBHOOK_PAGES = 10
 
 
 def site_origin(site_url: str) -> str:
@@ -58,20 +60,22 @@ class WooCommerceREST:
 
     def webhooks(self, status: str | None = None) -> list[dict]:
         """The site's webhooks (all of them, or those of `status`: active, paused, disabled)."""
-        found, page = [], 1
-        while True:
+        found = []
+        for page in range(1, MAX_WEBHOOK_PAGES + 1):
             params = {"per_page": WEBHOOK_PAGE, "page": page}
             if status:
                 params["status"] = status
             response = self.get("/wp-json/wc/v3/webhooks", params)
             batch = _json_of(response)
             if not isinstance(batch, list):
-                raise PlatformAPIError("WooCommerce's webhooks answer is not a list")
-            found.extend(batch)
+                raise UnreadableAnswer("WooCommerce's webhooks answer is not a list")
+            found.extend(w for w in batch if isinstance(w, dict))
             pages = response.headers.get("X-WP-TotalPages", "1")
             if not batch or not pages.isdigit() or page >= int(pages):
                 return found
-            page += 1
+        raise UnreadableAnswer(
+            f"WooCommerce listed more than {MAX_WEBHOOK_PAGES} pages of webhooks: stopped reading"
+        )
 
     def create_webhook(self, topic: str, delivery_url: str, secret: str, *, name: str = "") -> dict:
         """Make an active webhook of `topic` (order.created…) signed with `secret`; the webhook made."""
@@ -141,7 +145,7 @@ def _json_of(response: httpx.Response):
     try:
         return response.json()
     except ValueError as exc:
-        raise PlatformAPIError(f"WooCommerce answered {response.status_code} with no JSON") from exc
+        raise UnreadableAnswer(f"WooCommerce answered {response.status_code} with no JSON") from exc
 
 
 def _message(response: httpx.Response) -> str:
