@@ -17,6 +17,7 @@ RETRIES = 4  # 429 or 5xx answers (or timeouts) in a row before PlatformUnavaila
 BACKOFF_SECONDS = 1.0  # doubled on each retry; a Retry-After header is read when given
 MAX_WAIT_SECONDS = 60.0
 WEBHOOK_PAGE = 100
+IDEMPOTENT = frozenset({"GET", "PUT", "DELETE"})
 # A site has a handful of webhooks: more pages than this is a hostile X-WP-TotalPages (docs/threat-model.md).
 MAX_WEBHOOK_PAGES = 10
 
@@ -93,6 +94,8 @@ class WooCommerceREST:
 
     def _call(self, method: str, path: str, *, params=None, json=None, signed=True) -> httpx.Response:
         url = f"{self.site_url}/{path.lstrip('/')}"
+        # A POST (a webhook made) is not retried: a 5xx may come after the site did it, and a repeat makes two.
+        retries = RETRIES if method in IDEMPOTENT else 0
         failures = 0
         in_query = False
         while True:
@@ -106,7 +109,7 @@ class WooCommerceREST:
                 response = self._send(method, url, params=query or None, json=json, auth=auth)
             except httpx.TransportError as exc:
                 failures += 1
-                if failures > RETRIES:
+                if failures > retries:
                     raise PlatformUnavailable(
                         f"{self.site_url} did not answer ({type(exc).__name__})"
                     ) from exc
@@ -120,8 +123,10 @@ class WooCommerceREST:
                 raise CredentialRevoked(f"WooCommerce answered {status}: {_message(response)}")
             if status == 429 or status >= 500:
                 failures += 1
-                if failures > RETRIES:
-                    raise PlatformUnavailable(f"WooCommerce answered {status} {RETRIES + 1} times")
+                if failures > retries:
+                    raise PlatformUnavailable(
+                        f"WooCommerce answered {status}" + (f" {failures} times" if failures > 1 else "")
+                    )
                 self._sleep(_wait(response, failures))
                 continue
             if status >= 300:

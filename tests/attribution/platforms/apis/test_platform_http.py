@@ -58,3 +58,10 @@ def test_an_address_not_called_is_a_platform_error_not_a_crash(settings, url):
         check_url(url)
     with pytest.raises(PlatformAPIError):
         send("GET", url)
+
+
+def test_an_odd_form_of_a_sites_address_is_a_form_error_not_a_crash(settings):
+    from attribution.platforms.connect.woocommerce_keys import site_problem
+
+    assert site_problem("https://0177.0.0.1/") != ""
+    assert site_problem("https://[2002:a9fe:a9fe::]/") != ""
