@@ -161,3 +161,25 @@ def test_an_endless_list_of_woocommerce_webhooks_is_read_no_further_than_its_cap
         rest.webhooks()
 
     assert len(asked) == MAX_WEBHOOK_PAGES
+
+
+def test_no_call_runs_past_the_runs_budget(settings, outbound_double, woo_site, clock, yesterday):
+    settings.PLATFORM_CALL_SECONDS = 20.0
+    trickles = []
+
+    def slow_then_trickling(request, page):
+        body = json_answer([woo_order(page, placed_at=at(yesterday, 1), total="10.00")]).content
+        pieces, seconds = ([body], 15.0) if page == 1 else ([b"["] + [b" "] * 100, 5.0)
+        trickles.append(Trickle(outbound_double, pieces, seconds=seconds))
+        return httpx.Response(200, headers={"X-WP-TotalPages": "3"}, stream=trickles[-1])
+
+    woo_orders_answered_by(outbound_double, slow_then_trickling)
+    began = outbound_double.clock()
+
+    sync_connection(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep, seconds=25.0)
+
+    run = SyncRun.objects.get()
+    assert (run.status, run.pages) == ("failed", 1) and "deadline" in run.errors[-1]["text"]
+    # The second page had 10 s of the run's 25 left, not its own 20: its first piece past the budget's end (at
+    # 30 s) was the last read, where its own deadline would have read on to 40 s.
+    assert trickles[1].sent == 3 and outbound_double.clock() - began == 30.0
