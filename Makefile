@@ -31,7 +31,7 @@ install: $(STAMP)
 STANDIN_PORT ?= 9100
 run: export SITE_URL = http://$(HOST):$(PORT)
 run: export SHOPIFY_API_ORIGIN ?= http://$(HOST):$(STANDIN_PORT)/{shop}
-run: export PLATFORM_PLAIN_HTTP_HOSTS ?= $(HOST)
+run: export PLATFORM_PLAIN_HTTP_HOSTS ?= $(HOST):$(STANDIN_PORT),$(HOST):$(PORT)
 run: export SHOPIFY_CLIENT_ID ?= demo-shopify-app
 run: export SHOPIFY_CLIENT_SECRET ?= demo-shopify-app-secret
 run: $(STAMP)

@@ -89,13 +89,13 @@ def child(orders: int, *, plan: str, memory: bool, cpu: str) -> dict:
     import httpx
     from django.conf import settings
 
-    from attribution.platforms.apis import http as platform_http
     from attribution.platforms.standin import shopify_routes
     from attribution.platforms.standin.app import make_app
     from attribution.platforms.standin.order_data import shopify_order
     from attribution.platforms.standin.world import World
     from attribution.platforms.sync.runner import sync_connection
     from brands.models import Brand, Creator, DiscountCode, PlatformConnection, Property
+    from config.lib import outbound
 
     cpu_class = lower_cpu_class(cpu) if cpu != "none" else "as the bench runs"
     run = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
@@ -153,7 +153,8 @@ def child(orders: int, *, plan: str, memory: bool, cpu: str) -> dict:
         return answer
 
     shopify_routes.orders.shopify_orders = counted
-    platform_http.set_transport(httpx.WSGITransport(app=make_app(world)))
+    # Every call of the bench's sync reaches the stand-in in process, for the rest of the bench's process.
+    outbound.route(httpx.WSGITransport(app=make_app(world))).__enter__()
     waits = []
 
     def sleep(seconds):

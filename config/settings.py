@@ -215,9 +215,16 @@ SHOPIFY_SCOPES = env("SHOPIFY_SCOPES", default="read_orders")
 # The origin of every call to a shop, {shop} its myshopify.com domain; tests, the demo and staging point it at
 # the platforms' stand-in (attribution/platforms/standin/), e.g. http://127.0.0.1:9100/{shop}.
 SHOPIFY_API_ORIGIN = env("SHOPIFY_API_ORIGIN", default="https://{shop}")
-# The hosts a platform API may be called at over plain http (loopback for the demo's stand-in); none by
-# default: a credential is sent over https only.
+# The host:port pairs a platform API may be called at over plain http, at a loopback or private address (the
+# demo's stand-in; a bare host means port 80); none by default: a credential is sent over https only.
 PLATFORM_PLAIN_HTTP_HOSTS = env.list("PLATFORM_PLAIN_HTTP_HOSTS", default=[])
+# Every call out (config/lib/outbound): a platform call ends within PLATFORM_CALL_SECONDS in all, and reads at most
+# PLATFORM_ANSWER_MAX_BYTES of its answer (a page of orders: 16 webhook bodies). A sync run reads at most
+# SYNC_MAX_PAGES_PER_RUN pages, a shop's runs SYNC_MAX_PAGES_PER_DAY in 24 hours (docs/operations.md).
+PLATFORM_CALL_SECONDS = env.float("PLATFORM_CALL_SECONDS", default=20.0)
+PLATFORM_ANSWER_MAX_BYTES = env.int("PLATFORM_ANSWER_MAX_BYTES", default=16 * PLATFORM_BODY_MAX_BYTES)
+SYNC_MAX_PAGES_PER_RUN = env.int("SYNC_MAX_PAGES_PER_RUN", default=500)
+SYNC_MAX_PAGES_PER_DAY = env.int("SYNC_MAX_PAGES_PER_DAY", default=2000)
 # The name WooCommerce shows the site's administrator when it asks to hand the keys over.
 WOOCOMMERCE_APP_NAME = env("WOOCOMMERCE_APP_NAME", default="Creator attribution")
 
@@ -378,7 +385,10 @@ LOGGING = logging_settings(LOG_LEVEL)
 REPORTING_CURRENCY = env("REPORTING_CURRENCY", default="USD").upper()
 FX_RATES_URL = env("FX_RATES_URL", default="https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip")
 FX_RATES_FILE = env("FX_RATES_FILE", default="")
-FX_RATES_TIMEOUT_SECONDS = env.float("FX_RATES_TIMEOUT_SECONDS", default=30.0)
+FX_RATES_TIMEOUT_SECONDS = env.float("FX_RATES_TIMEOUT_SECONDS", default=30.0)  # the whole download
+# The file downloaded, and the CSV inside its zip, read no further than (the history: 0.6 MB, 1.9 MB in 2026):
+FX_RATES_MAX_BYTES = env.int("FX_RATES_MAX_BYTES", default=8 * 1024 * 1024)
+FX_RATES_MAX_UNCOMPRESSED_BYTES = env.int("FX_RATES_MAX_UNCOMPRESSED_BYTES", default=32 * 1024 * 1024)
 # A process keeps the days' rates in memory (attribution.fx.lookup); a day not published yet is read again after:
 FX_RATES_CACHE_SECONDS = env.int("FX_RATES_CACHE_SECONDS", default=600)
 FX_RATES_STALE_DAYS = env.int("FX_RATES_STALE_DAYS", default=4)  # the account managers' incident past it

@@ -13,6 +13,7 @@ from attribution.review.settings_copy import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from health.pages import concurrent_reads
 from tests import factories
+from tests.outbound_double import outbound_double  # noqa: F401  (every outbound call of a test)
 from tests.platform_standin import standin  # noqa: F401  (the platforms' stand-in, for every test folder)
 
 # Browser tests run Debian's chromium (.ci/run installs it); Playwright's own browser download is not used.

@@ -6,7 +6,6 @@ import httpx
 import pytest
 from django.test.client import ClientHandler
 
-from attribution.platforms.apis import http as platform_http
 from attribution.platforms.standin.app import make_app
 from attribution.platforms.standin.world import World
 
@@ -31,16 +30,8 @@ def _service_app():
     return app
 
 
-def _routed(standin_app, service_app):
-    def app(environ, start_response):
-        host = environ.get("HTTP_HOST", "").split(":")[0]
-        return (standin_app if host == STANDIN_HOST else service_app)(environ, start_response)
-
-    return app
-
-
 @pytest.fixture
-def standin(settings):
+def standin(settings, outbound_double):
     """The stand-in's World, with SHOPIFY_API_ORIGIN, PLATFORM_PLAIN_HTTP_HOSTS and the app's client id and
     secret set to reach it; a test adds the shops and sites it needs (world.add_shop, world.add_site)."""
     settings.SHOPIFY_API_ORIGIN = f"http://{STANDIN_HOST}/{{shop}}"
@@ -51,6 +42,6 @@ def standin(settings):
     world = World(
         origin=f"http://{STANDIN_HOST}", shopify_client_id=CLIENT_ID, shopify_client_secret=CLIENT_SECRET
     )
-    platform_http.set_transport(httpx.WSGITransport(app=_routed(make_app(world), _service_app())))
-    yield world
-    platform_http.reset_transport()
+    outbound_double.serve_wsgi(STANDIN_HOST, make_app(world))
+    outbound_double.fallback = httpx.WSGITransport(app=_service_app())
+    return world

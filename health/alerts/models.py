@@ -129,6 +129,7 @@ class Incident(models.Model):
         WEBHOOK_REMOVED = "webhook_removed", "Webhook subscription removed"
         WEBHOOK_DISABLED = "webhook_disabled", "Webhook disabled by the shop"
         API_VERSION = "api_version", "Platform API version not the pinned one"
+        SYNC_FAILED = "sync_failed", "A shop's sync failed"
 
     # Null for the service-side rules (a fault of this service, stale currency rates): they concern every brand,
     # and account managers.

@@ -355,7 +355,9 @@ def is_enabled(rules: AlertRuleSet, rule: str) -> bool:
 
 
 # The sync's incidents: opened and resolved by the shops' sync (health.alerts.sync_incidents), never here.
-SYNC_RULES = frozenset({Rule.SYNC_RECOVERED, Rule.WEBHOOK_REMOVED, Rule.WEBHOOK_DISABLED, Rule.API_VERSION})
+SYNC_RULES = frozenset(
+    {Rule.SYNC_RECOVERED, Rule.WEBHOOK_REMOVED, Rule.WEBHOOK_DISABLED, Rule.API_VERSION, Rule.SYNC_FAILED}
+)
 
 
 def cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:

@@ -64,6 +64,15 @@ def describe(incident: Incident) -> Description:
             "deliveries), then re-enable it under WooCommerce → Settings → Advanced → Webhooks.",
             events,
         )
+    if incident.rule == Rule.SYNC_FAILED:
+        return Description(
+            f"Sync failed: {shop}",
+            f"The {title} sync of {shop} stopped: {c.get('reason', 'no reason kept')}",
+            "The sync tries again at its next run. When the shop's answers cannot be read, are too large or "
+            "never end, check the shop (a plugin rewriting its API's answers, a wrong site address); the limits "
+            "are in the operations guide (SYNC_MAX_PAGES_PER_RUN, PLATFORM_ANSWER_MAX_BYTES).",
+            events,
+        )
     return Description(
         f"{title} API version changed: {shop}",
         f"{title} answered with API version {c.get('served', '?')}, not the pinned {c.get('pinned', '?')}: the "

@@ -96,6 +96,13 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
         )
     elif run.status == SyncRun.Status.DONE and connection.platform == "shopify":
         cleared.add(Rule.API_VERSION)
+    credential = connection.disconnected_at is not None and any(
+        e.get("kind") == "credential" for e in run.errors
+    )
+    if run.status == SyncRun.Status.FAILED and run.errors and not credential:
+        found.append(Finding(Rule.SYNC_FAILED, subject, {**base, "reason": run.errors[-1]["text"][:300]}))
+    elif run.status == SyncRun.Status.DONE:
+        cleared.add(Rule.SYNC_FAILED)
     hooks = run.webhooks or {}
     if hooks.get("missing"):
         found.append(Finding(Rule.WEBHOOK_REMOVED, subject, {**base, **_kept(hooks)}))

@@ -7,9 +7,9 @@ import time
 from base64 import b64encode
 from datetime import UTC, datetime
 
-import httpcore
 from standardwebhooks.webhooks import Webhook
 
+from config.lib.outbound import BadAnswer, DeadlineExceeded, Refused, Unreachable
 from health.alerts import outbound
 from health.alerts.attempts import NotificationAttempt, elapsed_ms
 from health.alerts.messages import message
@@ -59,19 +59,17 @@ def send_webhook(delivery: Delivery, now: datetime) -> NotificationAttempt:
     started = time.monotonic()
     try:
         response = outbound.post(delivery.channel.url, body, headers)
-    except outbound.AddressNotAllowed as exc:
+    except Refused as exc:
         return NotificationAttempt(False, error=f"not sent: {exc}")
-    except httpcore.TimeoutException:
+    except DeadlineExceeded:
         return NotificationAttempt(
             False, error="no answer within the timeout", retry=True, duration_ms=elapsed_ms(started)
         )
-    except (httpcore.UnsupportedProtocol, httpcore.LocalProtocolError) as exc:
-        return NotificationAttempt(False, error=f"not sent: {exc}")
-    except httpcore.NetworkError as exc:  # refused, reset, unresolvable
+    except Unreachable as exc:  # refused, reset, unresolvable
         return NotificationAttempt(
             False, error=f"connection failed: {exc}", retry=True, duration_ms=elapsed_ms(started)
         )
-    except httpcore.ProtocolError as exc:
+    except BadAnswer as exc:
         return NotificationAttempt(
             False, error=f"bad answer: {exc}", retry=True, duration_ms=elapsed_ms(started)
         )

@@ -4,7 +4,6 @@ a rate. The daily task runs it (health.tasks.refresh_fx_rates)."""
 
 from datetime import date
 
-import httpx
 from django.core.management.base import BaseCommand, CommandError
 
 from attribution.fx import backfill, ecb, loading
@@ -29,10 +28,15 @@ class Command(BaseCommand):
     def handle(self, *args, bundled, since, **options):
         try:
             loaded = loading.load_bundled(since=since) if bundled else loading.refresh()
-        except (ecb.UnreadableRates, httpx.HTTPError, OSError) as error:
+        except (ecb.UnreadableRates, ecb.DownloadFailed, OSError) as error:
             raise CommandError(f"No rate loaded: {error}") from error
         converted, missing = backfill.convert_unconverted(retry=True)
         self.stdout.write(
             f"Read {loaded.read} rates, stored {loaded.added} new; newest day {loaded.newest}; converted "
             f"{converted} commissions that waited, {missing} still without a rate."
+            + (
+                f" Left out {len(loaded.refused)} rows: " + "; ".join(loaded.refused[:5])
+                if loaded.refused
+                else ""
+            )
         )

@@ -12,3 +12,8 @@ class CredentialRevoked(PlatformAPIError):
 
 class PlatformUnavailable(PlatformAPIError):
     """The platform kept answering 5xx, throttling or timing out after the bounded retries: try again later."""
+
+
+class UnreadableAnswer(PlatformAPIError):
+    """The platform answered something that is not what its API documents (not JSON, not the shape asked for,
+    a list that never ends): nothing of it is acted on."""

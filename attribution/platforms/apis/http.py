@@ -1,65 +1,70 @@
-"""The one HTTP client every call to a platform's API goes through (docs/threat-model.md, "Calls to the
-platforms").
+"""How a call to a platform's API is sent: through the one outbound client (config.lib.outbound, docs/threat-model.md
+"Calls to the platforms"), with the platforms' policy read from settings.
 
-- A credential is sent over https only: plain http is refused unless the host is listed in
-  settings.PLATFORM_PLAIN_HTTP_HOSTS (the stand-in's loopback in the demo, `standin.test` in tests).
-- A WooCommerce site's address is the brand's to choose, so the service must not become its way into internal
-  addresses: every address a host resolves to is checked when connecting, and the connection goes to the
-  checked address (the rule of health.alerts.outbound, which this layer cannot import; loopback only for the
-  listed plain-http hosts). Redirects are not followed. Every call has a timeout.
-- Tests and benches route every call to the stand-in with `set_transport(httpx.WSGITransport(app=...))`.
+- A credential is sent over https only; plain http only to a host:port of settings.PLATFORM_PLAIN_HTTP_HOSTS (the
+  stand-in's in the demo, `standin.test` in tests; a bare host is port 80), which alone may be at a loopback or
+  private address. Every other call goes to public addresses only, to the address checked.
+- A call ends within PLATFORM_CALL_SECONDS in all and reads at most PLATFORM_ANSWER_MAX_BYTES of its answer.
+  Redirects are not followed. The platform clients retry by their platforms' own rules (apis/shopify.py,
+  apis/woocommerce.py), so this layer does not retry.
 """
 
-import ipaddress
-import socket
-from urllib.parse import urlsplit
-
-import httpcore
 import httpx
 from django.conf import settings
 
-from .errors import PlatformAPIError
+from config.lib import outbound
 
-TIMEOUT = httpx.Timeout(20.0, connect=5.0)
+from .errors import PlatformAPIError, PlatformUnavailable
+
 USER_AGENT = "creator-attribution/1 (+order sync)"
 
-_transport: httpx.BaseTransport | None = None
 
-
-def set_transport(transport: httpx.BaseTransport) -> None:
-    """Route every platform call through `transport` (tests, the bench: the stand-in's WSGI app)."""
-    global _transport
-    _transport = transport
-
-
-def reset_transport() -> None:
-    global _transport
-    _transport = None
-
-
-def platform_client() -> httpx.Client:
-    """A new client (use it in a `with`): timeouts, no redirects, the guarded network unless overridden."""
-    return httpx.Client(
-        transport=_transport or _guarded_transport(),
-        timeout=TIMEOUT,
-        follow_redirects=False,
-        headers={"User-Agent": USER_AGENT},
+def policy() -> outbound.Policy:
+    return outbound.Policy(
+        deadline=settings.PLATFORM_CALL_SECONDS,
+        max_bytes=settings.PLATFORM_ANSWER_MAX_BYTES,
+        plain_http=plain_http_pairs(settings.PLATFORM_PLAIN_HTTP_HOSTS),
+        user_agent=USER_AGENT,
     )
 
 
+def plain_http_pairs(entries) -> frozenset:
+    """{(host, port)} of PLATFORM_PLAIN_HTTP_HOSTS: `host:port` (`[::1]:9100`), or a bare host for port 80."""
+    pairs = set()
+    for entry in (e.strip().lower() for e in entries):
+        if entry.startswith("["):
+            host, _, rest = entry[1:].partition("]")
+            port = rest.removeprefix(":")
+        elif entry.count(":") == 1:
+            host, _, port = entry.partition(":")
+        else:
+            host, port = entry, ""
+        if host:
+            pairs.add((host, int(port) if port.isdigit() else 80))
+    return frozenset(pairs)
+
+
 def check_url(url: str) -> str:
-    """`url` when a credential may be sent to it; PlatformAPIError otherwise (plain http to an unlisted host)."""
+    """`url` when a credential may be sent to it; PlatformAPIError otherwise (plain http to an unlisted host:port,
+    an address the service does not call, an odd form of an address)."""
     try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        raise PlatformAPIError(f"not a valid URL: {url[:200]!r}") from exc
-    if not parts.hostname:
-        raise PlatformAPIError(f"the URL has no host: {url[:200]!r}")
-    if parts.scheme == "https":
-        return url
-    if parts.scheme == "http" and parts.hostname in settings.PLATFORM_PLAIN_HTTP_HOSTS:
-        return url
-    raise PlatformAPIError(f"refused to call {parts.hostname} over {parts.scheme or 'no scheme'}: https only")
+        outbound.check_url(url, policy())
+    except outbound.Refused as exc:
+        raise PlatformAPIError(str(exc)) from exc
+    return url
+
+
+def send(method: str, url: str, **kwargs) -> httpx.Response:
+    """One call to a platform. A call that got no answer raises httpx.TransportError (the platform clients retry
+    those); one out of time raises PlatformUnavailable; a refused URL or an answer over the cap, PlatformAPIError."""
+    try:
+        return outbound.request(method, url, policy=policy(), **kwargs)
+    except outbound.DeadlineExceeded as exc:
+        raise PlatformUnavailable(str(exc)) from exc
+    except (outbound.Unreachable, outbound.BadAnswer) as exc:
+        raise httpx.TransportError(str(exc)) from exc
+    except (outbound.Refused, outbound.AnswerTooLarge) as exc:
+        raise PlatformAPIError(str(exc)) from exc
 
 
 def shopify_origin(shop_domain: str) -> str:
@@ -67,32 +72,29 @@ def shopify_origin(shop_domain: str) -> str:
     return settings.SHOPIFY_API_ORIGIN.replace("{shop}", shop_domain).rstrip("/")
 
 
-def _address_allowed(address) -> bool:
-    if address.version == 6 and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast
+class _Calls:
+    """What `platform_client()` gives: get/post/request as on an httpx.Client, each one `send`, except that any
+    failure is an httpx.HTTPError (what its callers catch)."""
 
+    def __enter__(self):
+        return self
 
-class _GuardedBackend(httpcore.SyncBackend):
-    """Resolves the host itself, refuses any non-public address (unless the host is a listed plain-http host),
-    and connects to the address it checked, so a DNS answer that changes in between cannot point it elsewhere."""
+    def __exit__(self, *exc):
+        return False
 
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+    def request(self, method: str, url: str, *, timeout=None, **kwargs) -> httpx.Response:
         try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except socket.gaierror as exc:
-            raise httpcore.ConnectError(f"cannot resolve {host}: {exc.strerror}") from exc
-        addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
-        trusted = host in settings.PLATFORM_PLAIN_HTTP_HOSTS
-        if not addresses or not (trusted or all(_address_allowed(a) for a in addresses)):
-            raise httpcore.ConnectError(f"{host} resolves to an address the service does not call")
-        return super().connect_tcp(str(addresses[0]), port, timeout, local_address, socket_options)
+            return send(method, url, **kwargs)
+        except PlatformAPIError as exc:
+            raise httpx.TransportError(str(exc)) from exc
+
+    def get(self, url: str, **kwargs) -> httpx.Response:
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs) -> httpx.Response:
+        return self.request("POST", url, **kwargs)
 
 
-def _guarded_transport() -> httpx.HTTPTransport:
-    transport = httpx.HTTPTransport(retries=0)
-    # httpx takes no network backend of its own: its pool is replaced by one on the guarded backend.
-    transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(), network_backend=_GuardedBackend(), retries=0
-    )
-    return transport
+def platform_client() -> _Calls:
+    """Calls to a platform as an httpx.Client would make them (use it in a `with`), through `send`."""
+    return _Calls()

@@ -13,8 +13,8 @@ import time
 
 import httpx
 
-from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
-from .http import check_url, platform_client, shopify_origin
+from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable, UnreadableAnswer
+from .http import check_url, send, shopify_origin
 
 # Versions are named YYYY-MM, one a quarter, each supported at least 12 months; a retired one is served as the
 # oldest supported, and X-Shopify-API-Version names what was served (kept in `served_version`).
@@ -22,6 +22,9 @@ API_VERSION = "2026-10"
 THROTTLE_WAITS = 8  # THROTTLED answers in a row before giving up on a query
 SERVER_RETRIES = 3  # 5xx answers or timeouts in a row before PlatformUnavailable
 BACKOFF_SECONDS = 1.0  # doubled on each retry
+# An app makes a few dozen subscriptions: a list longer than this many pages of 100 is a hostile answer (an endless
+# list made a connect's callback call the shop 518 times, docs/threat-model.md "Round six").
+MAX_SUBSCRIPTION_PAGES = 10
 REVOKED_STATUSES = frozenset({401, 403})
 # 402: the shop is frozen (unpaid); 423: locked. Not the credential's fault: the shop is out of reach for now.
 SHOP_UNAVAILABLE_STATUSES = {402: "the shop is frozen (its plan is unpaid)", 423: "the shop is locked"}
@@ -62,12 +65,11 @@ def topic_name(enum: str) -> str:
 class ShopifyAdmin:
     """One shop's Admin API with one access token. `sleep` is injected so that tests never wait."""
 
-    def __init__(self, shop_domain: str, token: str, *, sleep=time.sleep, client: httpx.Client | None = None):
+    def __init__(self, shop_domain: str, token: str, *, sleep=time.sleep):
         self.shop_domain = shop_domain
         self.url = check_url(f"{shopify_origin(shop_domain)}/admin/api/{API_VERSION}/graphql.json")
         self._token = token
         self._sleep = sleep
-        self._client = client
         self.served_version: str | None = None
         self.last_cost: dict | None = None
         self._cost_seen_at = 0.0  # time.monotonic() of last_cost
@@ -146,14 +148,26 @@ class ShopifyAdmin:
         return self.query(IDENTITY_QUERY)
 
     def webhook_subscriptions(self) -> list[dict]:
-        """The subscriptions this app made on the shop (those of the app's configuration file are not listed)."""
-        found, after = [], None
-        while True:
-            page = self.query(SUBSCRIPTIONS_QUERY, {"after": after})["webhookSubscriptions"]
-            found.extend(page["nodes"])
-            if not page["pageInfo"]["hasNextPage"]:
+        """The subscriptions this app made on the shop (those of the app's configuration file are not listed), at
+        most MAX_SUBSCRIPTION_PAGES pages; UnreadableAnswer for a list longer, a cursor given twice, or a shape
+        that is not the documented one."""
+        found, after, seen = [], None, set()
+        for _ in range(MAX_SUBSCRIPTION_PAGES):
+            page = self.query(SUBSCRIPTIONS_QUERY, {"after": after}).get("webhookSubscriptions")
+            nodes = page.get("nodes") if isinstance(page, dict) else None
+            info = page.get("pageInfo") if isinstance(page, dict) else None
+            if not isinstance(nodes, list) or not isinstance(info, dict):
+                raise UnreadableAnswer("Shopify's webhook subscriptions answer is not the documented list")
+            found.extend(n for n in nodes if isinstance(n, dict) and isinstance(n.get("topic"), str))
+            if not info.get("hasNextPage"):
                 return found
-            after = page["pageInfo"]["endCursor"]
+            after = info.get("endCursor")
+            if not isinstance(after, str) or after in seen:
+                raise UnreadableAnswer("Shopify gave a webhook subscriptions cursor it had given before")
+            seen.add(after)
+        raise UnreadableAnswer(
+            f"Shopify listed more than {MAX_SUBSCRIPTION_PAGES} pages of webhook subscriptions: stopped reading"
+        )
 
     def subscribe(self, topic: str, callback_url: str) -> dict:
         """Subscribe `topic` (orders/paid or ORDERS_PAID) to `callback_url` in JSON; the subscription made."""
@@ -170,10 +184,7 @@ class ShopifyAdmin:
 
     def _post(self, payload: dict) -> httpx.Response:
         headers = {"X-Shopify-Access-Token": self._token, "Content-Type": "application/json"}
-        if self._client is not None:
-            return self._client.post(self.url, json=payload, headers=headers)
-        with platform_client() as client:
-            return client.post(self.url, json=payload, headers=headers)
+        return send("POST", self.url, json=payload, headers=headers)
 
 
 def scopes_of(identity: dict) -> list[str]:

@@ -10,13 +10,16 @@ import time
 
 import httpx
 
-from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
-from .http import check_url, platform_client
+from .errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable, UnreadableAnswer
+from .http import check_url, send
 
 RETRIES = 4  # 429 or 5xx answers (or timeouts) in a row before PlatformUnavailable
 BACKOFF_SECONDS = 1.0  # doubled on each retry; a Retry-After header is read when given
 MAX_WAIT_SECONDS = 60.0
 WEBHOOK_PAGE = 100
+IDEMPOTENT = frozenset({"GET", "PUT", "DELETE"})
+# A site has a handful of webhooks: more pages than this is a hostile X-WP-TotalPages (docs/threat-model.md).
+MAX_WEBHOOK_PAGES = 10
 
 
 def site_origin(site_url: str) -> str:
@@ -32,12 +35,10 @@ class WooCommerceREST:
         consumer_secret: str,
         *,
         sleep=time.sleep,
-        client: httpx.Client | None = None,
     ):
         self.site_url = site_origin(check_url(site_url))
         self._auth = (consumer_key, consumer_secret)
         self._sleep = sleep
-        self._client = client
 
     def __repr__(self):  # never the keys
         return f"WooCommerceREST({self.site_url!r})"
@@ -60,20 +61,22 @@ class WooCommerceREST:
 
     def webhooks(self, status: str | None = None) -> list[dict]:
         """The site's webhooks (all of them, or those of `status`: active, paused, disabled)."""
-        found, page = [], 1
-        while True:
+        found = []
+        for page in range(1, MAX_WEBHOOK_PAGES + 1):
             params = {"per_page": WEBHOOK_PAGE, "page": page}
             if status:
                 params["status"] = status
             response = self.get("/wp-json/wc/v3/webhooks", params)
             batch = _json_of(response)
             if not isinstance(batch, list):
-                raise PlatformAPIError("WooCommerce's webhooks answer is not a list")
-            found.extend(batch)
+                raise UnreadableAnswer("WooCommerce's webhooks answer is not a list")
+            found.extend(w for w in batch if isinstance(w, dict))
             pages = response.headers.get("X-WP-TotalPages", "1")
             if not batch or not pages.isdigit() or page >= int(pages):
                 return found
-            page += 1
+        raise UnreadableAnswer(
+            f"WooCommerce listed more than {MAX_WEBHOOK_PAGES} pages of webhooks: stopped reading"
+        )
 
     def create_webhook(self, topic: str, delivery_url: str, secret: str, *, name: str = "") -> dict:
         """Make an active webhook of `topic` (order.created…) signed with `secret`; the webhook made."""
@@ -91,6 +94,8 @@ class WooCommerceREST:
 
     def _call(self, method: str, path: str, *, params=None, json=None, signed=True) -> httpx.Response:
         url = f"{self.site_url}/{path.lstrip('/')}"
+        # A POST (a webhook made) is not retried: a 5xx may come after the site did it, and a repeat makes two.
+        retries = RETRIES if method in IDEMPOTENT else 0
         failures = 0
         in_query = False
         while True:
@@ -104,7 +109,7 @@ class WooCommerceREST:
                 response = self._send(method, url, params=query or None, json=json, auth=auth)
             except httpx.TransportError as exc:
                 failures += 1
-                if failures > RETRIES:
+                if failures > retries:
                     raise PlatformUnavailable(
                         f"{self.site_url} did not answer ({type(exc).__name__})"
                     ) from exc
@@ -118,8 +123,10 @@ class WooCommerceREST:
                 raise CredentialRevoked(f"WooCommerce answered {status}: {_message(response)}")
             if status == 429 or status >= 500:
                 failures += 1
-                if failures > RETRIES:
-                    raise PlatformUnavailable(f"WooCommerce answered {status} {RETRIES + 1} times")
+                if failures > retries:
+                    raise PlatformUnavailable(
+                        f"WooCommerce answered {status}" + (f" {failures} times" if failures > 1 else "")
+                    )
                 self._sleep(_wait(response, failures))
                 continue
             if status >= 300:
@@ -129,10 +136,7 @@ class WooCommerceREST:
             return response
 
     def _send(self, method, url, **kwargs) -> httpx.Response:
-        if self._client is not None:
-            return self._client.request(method, url, **kwargs)
-        with platform_client() as client:
-            return client.request(method, url, **kwargs)
+        return send(method, url, **kwargs)
 
 
 def _wait(response: httpx.Response, failures: int) -> float:
@@ -146,7 +150,7 @@ def _json_of(response: httpx.Response):
     try:
         return response.json()
     except ValueError as exc:
-        raise PlatformAPIError(f"WooCommerce answered {response.status_code} with no JSON") from exc
+        raise UnreadableAnswer(f"WooCommerce answered {response.status_code} with no JSON") from exc
 
 
 def _message(response: httpx.Response) -> str:

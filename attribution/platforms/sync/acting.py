@@ -13,6 +13,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+import orjson
+from django.conf import settings
+
 from attribution.models import Order, PlatformDelivery, SyncedOrder, SyncRun
 from attribution.outcomes.endpoints import SYNC_ENDPOINT
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
@@ -74,6 +77,14 @@ class PageActor:
         read = []
         for document in documents:
             done.counts["orders_read"] += 1
+            if _over_the_webhook_limit(document):
+                # Refused as its webhook would be (413), so nothing of it is kept whole in the outcome log.
+                done.counts["skipped"] += 1
+                done.errors.append(
+                    f"An order over {settings.PLATFORM_BODY_MAX_BYTES // 1024} KB, the most a webhook may carry, "
+                    f"was not read (id {str(document.get('id'))[:40]!r})."
+                )
+                continue
             order = self._read(document)
             try:
                 order_id = parse_order_id(order.order_id) if order is not None else None
@@ -281,6 +292,16 @@ class PageActor:
         except FieldError:
             return False
         return amount != stored["commission__order_amount"] or currency != stored["commission__currency"]
+
+
+def _over_the_webhook_limit(document) -> bool:
+    """Whether the order, written as JSON, is over the body a platform's webhook may carry (receiver.py)."""
+    if not isinstance(document, dict):
+        return False
+    try:
+        return len(orjson.dumps(document)) > settings.PLATFORM_BODY_MAX_BYTES
+    except TypeError:  # orjson.JSONEncodeError included: not from JSON, so not from a platform
+        return False
 
 
 def _older(order: PlatformOrder, stored: dict) -> bool:

@@ -6,8 +6,15 @@ capture. What it found is on the run (attribution.models.SyncRun); health opens 
 Between pages, while its machine is busy, the sync rests SYNC_PAUSE_RATIO times the page's own time, so that the
 live order path beside it keeps its latency (sync.pace). A run reads for `seconds` at most: a run with pages left
 hands its lease back and says so (`unfinished`), and the task runner carries it on (health.tasks.sync_connection).
+
+A shop's answers are untrusted input (docs/threat-model.md, "Round six"): no call runs past the run's budget (the
+outbound client's `budget`), a page starts only when a whole call's deadline fits in what is left, a run reads at
+most SYNC_MAX_PAGES_PER_RUN pages and a shop's runs SYNC_MAX_PAGES_PER_DAY in 24 hours, a cursor or a page the
+platform gave before ends the run, and an answer that cannot be read fails it: each stops the run as failed with
+its reason, for its incident (health.alerts.sync_incidents), never a run left `running`.
 """
 
+import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -19,6 +26,7 @@ from django.utils import timezone
 
 from attribution.models import SyncRun
 from brands.models import PlatformConnection
+from config.lib import outbound
 
 from ..apis.errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
 from ..connect.privacy import disconnect
@@ -71,34 +79,17 @@ def sync_connection(
     actor = PageActor(run=run, connection=connection, platform=source.platform, shape=source.shape)
     pace = Pace(ratio=settings.SYNC_PAUSE_RATIO, busy_share=settings.SYNC_BUSY_CPU_SHARE)
     days: set = set()
+    limits = _Limits(run, connection, now=clock())
     try:
-        if not run.pages:  # once a run: the webhooks' health (not again when a run is carried on)
-            source.check_webhooks(run, now=clock())
-        while True:
-            page_began = time.monotonic()
-            page = source.reader.page(run.cursor)
-            source.note_version(run, now=clock())
-            # A page's changes and its checkpoint commit together: a crash leaves the page undone and the cursor
-            # before it, so the run carries on from that page, and one commit a page, not one an order.
-            with transaction.atomic():
-                done = actor.act(page.documents, at=clock())
-                for text in done.errors:
-                    runs.note(run, kind="order", text=text, now=clock())
-                runs.checkpoint(
-                    run, cursor=page.cursor if page.more else run.cursor, counts=done.counts, now=clock()
-                )
-            days |= done.days
-            if not page.more:
-                break
-            # Yield to the live order path while the machine is busy: rest a multiple of the page's own time, but
-            # not past the run's budget (the task runner's timeout stops a task mid-rest; the next call carries on).
-            rest = min(pace.rest(time.monotonic() - page_began), budget - (time.monotonic() - began))
-            if rest > 0:
-                pause(rest)
-            if time.monotonic() - began >= budget:
-                SyncRun.objects.filter(pk=run.pk, runner=run.runner).update(lease_until=clock())
-                synced.unfinished = True
-                return synced
+        # A call's own deadline bounds the first page; each next one starts only when a whole call fits (_read_pages).
+        with outbound.budget(max(budget, settings.PLATFORM_CALL_SECONDS)):
+            if not run.pages:  # once a run: the webhooks' health (not again when a run is carried on)
+                source.check_webhooks(run, now=clock())
+            unfinished = _read_pages(run, source, actor, pace, limits, days, clock, pause, began, budget)
+        if unfinished:
+            SyncRun.objects.filter(pk=run.pk, runner=run.runner).update(lease_until=clock())
+            synced.unfinished = True
+            return synced
     except runs.LeaseLost:
         logger.warning("sync run taken over by another runner", extra={"run": run.pk})
         return synced
@@ -112,13 +103,92 @@ def sync_connection(
     except PlatformAPIError as exc:
         _stop(run, kind="platform", text=str(exc), now=clock())
         return synced
+    except PastLimit as exc:
+        _stop(run, kind="limit", text=str(exc), now=clock())
+        return synced
     except (SyncFault, DatabaseError) as exc:
         logger.exception("sync run failed on our side", extra={"run": run.pk})
         _stop(run, kind="service", text=f"A fault on our side stopped the sync: {exc}", now=clock())
         return synced
+    except Exception as exc:  # never a run left running until its lease runs out (finding 9)
+        logger.exception("sync run failed unexpectedly", extra={"run": run.pk})
+        _stop(
+            run,
+            kind="service",
+            text=f"The sync stopped on an unexpected fault: {type(exc).__name__}",
+            now=clock(),
+        )
+        return synced
     runs.finish(run, status=SyncRun.Status.DONE, now=clock())
     synced.captures = capture.measure(connection, days | _window_days(run, actor), now=clock())
     return synced
+
+
+class PastLimit(Exception):
+    """The run went past a cap on its pages, or the platform answered a page or cursor it gave before."""
+
+
+class _Limits:
+    """The run's caps on pages (its own, and its shop's of the last 24 hours) and what it has been answered."""
+
+    def __init__(self, run: SyncRun, connection: PlatformConnection, *, now: datetime):
+        self.run = run
+        self.per_run, self.per_day = settings.SYNC_MAX_PAGES_PER_RUN, settings.SYNC_MAX_PAGES_PER_DAY
+        self.others_today = runs.pages_since(connection, since=now - runs.DAY) - run.pages
+        self.cursors = {run.cursor} if run.cursor else set()
+        self.last_page = ""
+
+    def before_page(self) -> None:
+        if self.run.pages >= self.per_run:
+            raise PastLimit(
+                f"The run read {self.run.pages} pages, its most (SYNC_MAX_PAGES_PER_RUN): stopped."
+            )
+        if self.others_today + self.run.pages >= self.per_day:
+            raise PastLimit(
+                f"The shop's syncs read {self.others_today + self.run.pages} pages in 24 hours, their most "
+                "(SYNC_MAX_PAGES_PER_DAY): stopped until tomorrow."
+            )
+
+    def after_page(self, page) -> None:
+        """A cursor given before, or the same orders as the page before, would read the same pages forever."""
+        if page.more and page.cursor in self.cursors:
+            raise PastLimit("The platform gave a page's cursor it had given before: the run stopped.")
+        self.cursors.add(page.cursor)
+        ids = repr([d.get("id") if isinstance(d, dict) else d for d in page.documents]).encode()
+        digest = hashlib.sha256(ids).hexdigest() if page.documents else ""
+        if page.more and digest and digest == self.last_page:
+            raise PastLimit("The platform answered the same orders as the page before: the run stopped.")
+        self.last_page = digest
+
+
+def _read_pages(run, source, actor, pace, limits, days, clock, pause, began, budget) -> bool:
+    """Read and act on the pages; True when the budget ends with pages left (the run is carried on)."""
+    while True:
+        limits.before_page()
+        page_began = time.monotonic()
+        page = source.reader.page(run.cursor)
+        limits.after_page(page)
+        source.note_version(run, now=clock())
+        # A page's changes and its checkpoint commit together: a crash leaves the page undone and the cursor
+        # before it, so the run carries on from that page, and one commit a page, not one an order.
+        with transaction.atomic():
+            done = actor.act(page.documents, at=clock())
+            for text in done.errors:
+                runs.note(run, kind="order", text=text, now=clock())
+            runs.checkpoint(
+                run, cursor=page.cursor if page.more else run.cursor, counts=done.counts, now=clock()
+            )
+        days |= done.days
+        if not page.more:
+            return False
+        # Yield to the live order path while the machine is busy: rest a multiple of the page's own time, but
+        # not past the run's budget (the task runner's timeout stops a task mid-rest; the next call carries on).
+        rest = min(pace.rest(time.monotonic() - page_began), budget - (time.monotonic() - began))
+        if rest > 0:
+            pause(rest)
+        # The next page starts only when a whole call fits in the budget: one cut short would fail the run.
+        if budget - (time.monotonic() - began) < min(settings.PLATFORM_CALL_SECONDS, budget / 2):
+            return True
 
 
 def _stop(run: SyncRun, *, kind: str, text: str, now: datetime) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Sum
 
 from attribution.models import SyncedOrder, SyncRun
 from brands.models import PlatformConnection
@@ -26,6 +26,7 @@ OVERLAP = timedelta(hours=1)
 FIRST_WINDOW = timedelta(days=7)
 # A runner that holds a run renews its lease with every page; one silent this long has died.
 LEASE = timedelta(minutes=5)
+DAY = timedelta(hours=24)  # the span SYNC_MAX_PAGES_PER_DAY counts a shop's pages over
 
 
 def runner_name() -> str:
@@ -153,3 +154,10 @@ def unreported() -> list[int]:
         .order_by("pk")
         .values_list("pk", flat=True)[:500]
     )
+
+
+def pages_since(connection: PlatformConnection, *, since: datetime) -> int:
+    """The pages the connection's runs started since `since` have read (SYNC_MAX_PAGES_PER_DAY)."""
+    # sync_run_connection_time_idx: the connection's runs by start.
+    runs = SyncRun.objects.filter(connection=connection, started_at__gte=since)
+    return runs.aggregate(pages=Sum("pages"))["pages"] or 0

@@ -7,6 +7,8 @@ the REST shape its webhook carries, so that attribution.platforms.shopify reads 
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..apis.errors import UnreadableAnswer
+
 # Every order field the sync reads, as GraphQL names it, with the two amounts the connection counts (the subtotal,
 # or the total: before and after refunds and edits). Shopify's calculator asks 1 point for an order and 1 for
 # each object in it (a scalar is free): a MoneyBag and its shopMoney are 2, the journey and its first visit 2.
@@ -83,13 +85,21 @@ class ShopifyOrders:
         data = self.admin.query(
             self.document, {"first": self.page_size, "after": cursor or None, "query": self.query_text}
         )
-        orders = data["orders"]
-        info = orders.get("pageInfo") or {}
-        return Page(
-            documents=[as_webhook_order(node) for node in orders.get("nodes") or []],
-            cursor=info.get("endCursor") or cursor,
-            more=bool(info.get("hasNextPage")),
-        )
+        orders = data.get("orders") if isinstance(data, dict) else None
+        nodes = orders.get("nodes") if isinstance(orders, dict) else None
+        info = (orders.get("pageInfo") or {}) if isinstance(orders, dict) else None
+        if not isinstance(nodes, list) or not isinstance(info, dict):
+            raise UnreadableAnswer("Shopify's orders answer is not the documented list of orders")
+        more = bool(info.get("hasNextPage"))
+        if more and not isinstance(info.get("endCursor"), str):
+            raise UnreadableAnswer("Shopify's orders answer has a next page and no cursor for it")
+        try:
+            documents = [as_webhook_order(node) for node in nodes]
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise UnreadableAnswer(
+                f"Shopify's orders answer holds an order of another shape ({exc})"
+            ) from exc
+        return Page(documents=documents, cursor=info.get("endCursor") or cursor, more=more)
 
 
 def as_webhook_order(node: dict) -> dict:

@@ -10,6 +10,7 @@ start, so that order is read then.
 
 from datetime import UTC, datetime
 
+from ..apis.errors import UnreadableAnswer
 from ..woocommerce import PAID, UNDONE
 from .shopify_orders import Page
 
@@ -38,9 +39,12 @@ class WooCommerceOrders:
     def page(self, cursor: str) -> Page:
         number = int(cursor) if cursor.isdigit() else 1
         answer = self.rest.get(ORDERS_PATH, params={**self.params, "page": str(number)})
-        documents = answer.json()
+        try:
+            documents = answer.json()
+        except ValueError as exc:
+            raise UnreadableAnswer(f"WooCommerce's orders page {number} is not JSON") from exc
         if not isinstance(documents, list):
-            documents = []
+            raise UnreadableAnswer(f"WooCommerce's orders page {number} is not a list of orders")
         total_pages = answer.headers.get("X-WP-TotalPages", "")
         last = int(total_pages) if total_pages.isdigit() else number
         return Page(documents=documents, cursor=str(number + 1), more=number < last and bool(documents))

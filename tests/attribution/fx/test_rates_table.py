@@ -1,6 +1,6 @@
 """The rates kept here (docs/currencies.md, "Rates"): the ECB's files read, the bundled history loaded with no
-network, the daily refresh from FX_RATES_URL (httpx, a stand-in transport here) or FX_RATES_FILE, and a stored
-rate never changed."""
+network, the daily refresh from FX_RATES_URL (the outbound double here) or FX_RATES_FILE, and a stored rate never
+changed."""
 
 import io
 import zipfile
@@ -57,8 +57,8 @@ def test_it_reads_the_90_day_xml_file():
     [
         (b"<html>Service unavailable</html", "not readable XML"),
         (b"Day,USD\n2026-11-03,1.1\n", "Date column"),
-        (b"Date,USD,\n2026-11-03,abc,\n", "'abc' is not a number"),
-        (b"Date,USD,\n2026-11-03,-1,\n", "is not a rate"),
+        (b"Date,USD,\n2026-11-03,abc,\n", "no rate in the file: USD on 2026-11-03: 'abc' is not a number"),
+        (b"Date,USD,\n2026-11-03,-1,\n", "no rate in the file: .* is not a rate"),
         (b"PK\x03\x04broken", "not a readable zip"),
         (b"Date,USD,\n", "no rate"),
     ],
@@ -82,7 +82,7 @@ def test_the_bundled_history_loads_with_no_network_and_twice_adds_nothing():
 
 
 @pytest.mark.django_db
-def test_the_refresh_downloads_the_url_and_never_changes_a_stored_rate(settings):
+def test_the_refresh_downloads_the_url_and_never_changes_a_stored_rate(settings, outbound_double):
     settings.FX_RATES_FILE = ""
     settings.FX_RATES_URL = "https://rates.example/eurofxref-hist.zip"
     FxRate.objects.create(day=date(2026, 11, 2), currency="USD", per_euro=Decimal("1.1399"))
@@ -92,7 +92,9 @@ def test_the_refresh_downloads_the_url_and_never_changes_a_stored_rate(settings)
         asked.append(str(request.url))
         return httpx.Response(200, content=zipped(HISTORY_CSV))
 
-    loaded = loading.refresh(transport=httpx.MockTransport(ecb_stand_in))
+    outbound_double.serve("rates.example", ecb_stand_in)
+
+    loaded = loading.refresh()
 
     assert asked == ["https://rates.example/eurofxref-hist.zip"]
     assert (loaded.read, loaded.added, loaded.newest) == (6, 5, date(2026, 11, 3))
@@ -100,14 +102,18 @@ def test_the_refresh_downloads_the_url_and_never_changes_a_stored_rate(settings)
 
 
 @pytest.mark.django_db
-def test_a_failed_download_stores_nothing(settings):
+def test_a_failed_download_is_tried_three_times_and_stores_nothing(settings, outbound_double):
     settings.FX_RATES_FILE = ""
+    settings.FX_RATES_URL = "https://rates.example/eurofxref-hist.zip"
+    outbound_double.serve("rates.example", lambda request: httpx.Response(503))
     before = FxRate.objects.count()
 
-    with pytest.raises(httpx.HTTPStatusError):
-        loading.refresh(transport=httpx.MockTransport(lambda request: httpx.Response(503)))
+    with pytest.raises(ecb.DownloadFailed, match="answered 503"):
+        loading.refresh()
 
     assert FxRate.objects.count() == before
+    # Waited on the double's clock, never for real.
+    assert len(outbound_double.calls) == 3 and outbound_double.waits == [1.0, 2.0]
 
 
 @pytest.mark.django_db

@@ -7,7 +7,7 @@ import json
 import socket
 from datetime import timedelta
 
-import httpcore
+import httpx
 import pytest
 from django.core import mail
 from django.utils import timezone
@@ -108,11 +108,11 @@ def test_a_retry_that_succeeds_ends_the_delivery(busy, receiver):
     assert [a.ok for a in DeliveryAttempt.objects.filter(channel=hook).order_by("number")] == [False, True]
 
 
-def test_a_timeout_is_retried(busy, monkeypatch):
-    def no_answer(*args, **kwargs):
-        raise httpcore.ReadTimeout("timed out")
+def test_a_timeout_is_retried(busy, outbound_double):
+    def no_answer(request):
+        raise httpx.ReadTimeout("timed out", request=request)
 
-    monkeypatch.setattr(outbound, "post", no_answer)
+    outbound_double.serve("hooks.example.com", no_answer)
     hook = channel(busy, "https://hooks.example.com/attribution")
     open_silence(busy)
 

@@ -75,6 +75,15 @@ def test_5xx_after_every_retry_is_unavailable(standin, site, waits):
     assert len(waits) == RETRIES
 
 
+def test_a_post_answered_5xx_is_not_retried_for_it_may_have_been_done(standin, site, waits):
+    woo = client_for(standin, waits)
+    standin.fail_next(SLUG, 1, status=503)
+
+    with pytest.raises(PlatformUnavailable, match="answered 503$"):
+        woo.create_webhook("order.updated", "https://service.example/api/platforms/woocommerce", "s3cret")
+    assert waits == []
+
+
 def test_a_revoked_key_is_credential_revoked_after_trying_the_query_parameters(standin, site, waits):
     woo = client_for(standin, waits)
     standin.revoke(SLUG)
