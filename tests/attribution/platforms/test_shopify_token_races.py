@@ -1,0 +1,45 @@
+"""Two runners renewing one shop's expiring pair at once (PostgreSQL): the connection's row lock lets one ask
+Shopify, the other re-reads the pair it kept, and the pair kept opens the shop."""
+
+from datetime import timedelta
+
+import pytest
+
+from attribution.platforms.apis.shopify import ShopifyAdmin
+from attribution.platforms.connect.shopify_tokens import refresh
+from brands.models import PlatformConnection
+from tests.attribution.concurrently import run_together
+from tests.attribution.platforms.test_shopify_tokens import SHOP, Clocks, connected, token_calls
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("postgres_only")]
+
+
+@pytest.fixture
+def clocks(standin):
+    clocks = Clocks()
+    standin.clock = clocks
+    return clocks
+
+
+def test_two_runners_refreshing_at_once_keep_one_working_pair(prop, standin, clocks):
+    shop = standin.add_shop(SHOP)
+    pair = standin.issue_expiring_token(SHOP, ["read_orders"])
+    connection = connected(
+        prop,
+        plain=pair["access_token"],
+        expires_at=clocks.now + timedelta(hours=1),
+        refresh_token=pair["refresh_token"],
+        refresh_expires_at=clocks.now + timedelta(days=90),
+    )
+    clocks.advance(minutes=56)
+
+    first, second = run_together(
+        lambda: refresh(connection.pk, now=clocks.now).credential_plain(),
+        lambda: refresh(connection.pk, now=clocks.now).credential_plain(),
+    )
+
+    assert token_calls(standin) == 1  # the second runner found it renewed
+    kept = PlatformConnection.objects.get(pk=connection.pk)
+    assert first == second == kept.credential_plain()
+    assert kept.refresh_token_plain() in shop.refresh_tokens
+    assert ShopifyAdmin(SHOP, kept.credential_plain()).identity()["shop"]["myshopifyDomain"] == SHOP
