@@ -6,7 +6,8 @@ THROTTLED answer (HTTP 200, or 429) waits `(requested - currentlyAvailable) / re
 the injected `sleep` before asking again. Better still, a query is not sent to be throttled: when the bucket as
 last seen, refilled since at its restore rate, holds less than the same query cost last time, the wait comes
 first (Shopify's advice: pace by the throttle status rather than by the errors). A 5xx or a timeout is retried
-with backoff, a few times.
+with backoff, a few times. A 401 is asked again once with a renewed token when the caller can renew it (an
+expiring offline token: connect.shopify_tokens).
 """
 
 import time
