@@ -11,6 +11,7 @@ from django.db import transaction
 from attribution.platforms.apis.errors import CredentialRevoked
 from attribution.platforms.apis.shopify import ShopifyAdmin
 from attribution.platforms.connect import shopify_tokens
+from attribution.platforms.connect.privacy import disconnect
 from attribution.platforms.connect.shopify_tokens import ConnectionToken, admin_of, refresh
 from brands.models import PlatformConnection
 from health.alerts.descriptions import describe
@@ -242,3 +243,23 @@ def test_a_pasted_admin_token_is_never_exchanged(prop, shop, standin, clocks):
 
     assert token_calls(standin) == 0
     assert not shopify_tokens.is_due(connection, now=clocks.now)
+
+
+def test_the_standin_issues_pairs_of_the_lifetimes_it_is_built_with(standin, shop, clocks):
+    standin.access_token_seconds, standin.refresh_token_seconds = 120, 600
+
+    pair = standin.issue_expiring_token(SHOP, ["read_orders"])
+
+    assert (pair["expires_in"], pair["refresh_token_expires_in"], pair["scope"]) == (120, 600, "read_orders")
+    clocks.advance(seconds=121)
+    assert standin.expired(shop, pair["access_token"])
+    clocks.advance(seconds=480)
+    assert standin.refresh(SHOP, pair["refresh_token"]) is None  # the refresh token's own expiry
+
+
+def test_an_uninstall_forgets_the_whole_pair(connection):
+    disconnect(connection, reason="The shop uninstalled the app.")
+
+    row = kept(connection)
+    assert (row.credential, row.refresh_token) == ("", "")
+    assert (row.credential_expires_at, row.refresh_token_expires_at) == (None, None)
