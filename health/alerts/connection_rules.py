@@ -8,7 +8,7 @@ health.alerts.rules, but for `read`, which the evaluation calls once."""
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from attribution.platforms.connect.shopify_tokens import is_refresh_refusal
+from attribution.platforms.connect.shopify_tokens import is_refresh_refusal, refusal_detail
 from brands import known_platforms
 from brands.models import PlatformConnection
 from health.alerts.models import Incident
@@ -76,7 +76,8 @@ def describe(incident: Incident) -> Description:
         return Description(
             f"Shopify access not renewed: {c.get('shop', '')}",
             f"Shopify refused to renew the service's access to {c.get('shop', '')} at "
-            f"{c.get('at', '')[:16].replace('T', ' ')} UTC, so the shop was disconnected: {c.get('reason')}",
+            f"{c.get('at', '')[:16].replace('T', ' ')} UTC ({refusal_detail(c['reason'])}), so the shop was "
+            "disconnected and its orders are no longer read.",
             REFRESH_FIX,
             {"endpoint": c.get("platform", ""), "ns": "live"},
         )

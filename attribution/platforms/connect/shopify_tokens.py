@@ -71,6 +71,11 @@ def is_refresh_refusal(reason: str) -> bool:
     return (reason or "").startswith(REFUSED)
 
 
+def refusal_detail(reason: str) -> str:
+    """What Shopify said when it refused the refresh, from the disconnect reason."""
+    return (reason or "").removeprefix(REFUSED).lstrip(": ").strip()
+
+
 def exchange_code(*, shop: str, code: str, now: datetime) -> TokenPair:
     """The expiring offline pair the OAuth callback's `code` is worth (`expiring=1`)."""
     return _ask(shop, {"code": code, "expiring": "1"}, now=now)
@@ -147,11 +152,14 @@ def refresh(connection_id: int, *, now: datetime, refused: str | None = None) ->
             if not connection.refresh_token:  # the exchange of an old token: it keeps working until 2027
                 logger.warning("shopify token exchange refused", extra={"connection": connection.pk})
                 return connection
-            refusal = f"{REFUSED} ({exc}); connect it again."
+            refusal = f"{REFUSED}: {exc}"
             disconnect(connection, reason=refusal, at=now)
         else:
             pair.keep(connection)
-            connection.save(update_fields=KEPT_FIELDS)
+            # An UPDATE, not save(): a renewed pair changes nothing a brand's resolution caches (brands.signals).
+            PlatformConnection.objects.filter(pk=connection.pk).update(
+                **{name: getattr(connection, name) for name in KEPT_FIELDS}
+            )
             return connection
     raise CredentialRevoked(refusal)
 

@@ -47,6 +47,7 @@ def _verified_shop(request) -> tuple[str, str]:
 
 @require_GET
 def shopify_install(request):
+    """Shopify's signed link, verified and kept; then the sign-in, the brand, and Connect with Shopify."""
     if "hmac" in request.GET:
         shop, problem = _verified_shop(request)
         if problem:

@@ -107,11 +107,14 @@ def test_a_token_far_from_its_expiry_is_used_as_it_is(connection, standin, clock
     assert token_calls(standin) == 0
 
 
-def test_it_is_renewed_a_few_minutes_before_it_expires(connection, standin, clocks, shop):
+def test_it_is_renewed_a_few_minutes_before_it_expires(
+    connection, standin, clocks, shop, django_assert_max_num_queries
+):
     first, first_refresh = connection.credential_plain(), connection.refresh_token_plain()
     clocks.advance(minutes=56)
 
-    identity = admin_of(connection, clock=clocks.service).identity()
+    with django_assert_max_num_queries(4):  # the row locked, the pair written (and the savepoint's two)
+        identity = admin_of(connection, clock=clocks.service).identity()
 
     assert identity["shop"]["myshopifyDomain"] == SHOP
     assert token_calls(standin) == 1
@@ -156,7 +159,10 @@ def test_a_refused_refresh_disconnects_the_shop_and_opens_the_incident_that_says
     assert [(i.rule, i.subject) for i in opened] == [("disconnected", str(connection.pk))]
     said = describe(opened[0])
     assert said.title == f"Shopify access not renewed: {SHOP}"
-    assert "refused to renew" in said.summary
+    assert said.summary.startswith(
+        f"Shopify refused to renew the service's access to {SHOP} at 2026-11-28 12:00 UTC"
+    )
+    assert "(Shopify refused the grant: The refresh token is invalid or expired)" in said.summary
     assert "Connect with Shopify" in said.fix and "approve the app again" in said.fix
 
 
