@@ -269,3 +269,18 @@ def test_an_uninstall_forgets_the_whole_pair(connection):
     row = kept(connection)
     assert (row.credential, row.refresh_token) == ("", "")
     assert (row.credential_expires_at, row.refresh_token_expires_at) == (None, None)
+
+
+def test_a_lost_exchange_answer_is_recovered_with_the_token_of_before(prop, shop, standin, clocks):
+    """Shopify answers a retried exchange of the same old token with the same pair (for seven days)."""
+    old = standin.issue_token(SHOP, ["read_orders"])
+    connection = connected(prop, plain=old)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        refresh(connection.pk, now=clocks.now)
+        raise RuntimeError("the runner died before its commit")
+    assert kept(connection).credential_plain() == old
+
+    exchanged = refresh(connection.pk, now=clocks.now)
+
+    assert exchanged.credential_plain() == shop.migrated[old]["access_token"]
+    assert exchanged.credential_plain() in shop.tokens and exchanged.refresh_token
