@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 import httpx
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from brands.models import PlatformConnection
@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 # Shopify's advice: refresh a few minutes ahead, so that no call (a sync's page, ~200 s a run) meets the expiry.
 REFRESH_MARGIN = timedelta(minutes=5)
+# The token endpoint is called while the connection's row is locked: within the database's statement_timeout
+# (DB_STATEMENT_TIMEOUT_MS, 5 s), which bounds another runner's wait for that lock.
+TOKEN_TIMEOUT = httpx.Timeout(4.0, connect=2.0)
 # The token endpoint's exchange of a non-expiring offline token for an expiring one (Shopify's migration).
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 OFFLINE_TOKEN = "urn:shopify:params:oauth:token-type:offline-access-token"
@@ -88,7 +91,9 @@ def _ask(shop: str, grant: dict, *, now: datetime) -> TokenPair:
     body = {"client_id": settings.SHOPIFY_CLIENT_ID, "client_secret": settings.SHOPIFY_CLIENT_SECRET, **grant}
     try:
         with platform_client() as client:
-            response = client.post(url, json=body, headers={"Accept": "application/json"})
+            response = client.post(
+                url, json=body, headers={"Accept": "application/json"}, timeout=TOKEN_TIMEOUT
+            )
     except httpx.HTTPError as exc:
         raise PlatformUnavailable(f"Shopify's token endpoint did not answer ({type(exc).__name__})") from exc
     if response.status_code >= 500 or response.status_code == 429:
@@ -136,6 +141,13 @@ def refresh(connection_id: int, *, now: datetime, refused: str | None = None) ->
     """Renew the connection's pair under its row's lock, when still due once the lock is held: after a 401 of
     `refused`, only when that is still the token kept (else another runner renewed it). The connection as kept.
     CredentialRevoked when Shopify refuses the refresh (the shop is then disconnected)."""
+    try:
+        return _refresh_locked(connection_id, now=now, refused=refused)
+    except OperationalError as exc:  # the lock waited past statement_timeout: another runner is renewing it
+        raise PlatformUnavailable("another runner is renewing the shop's token; try again") from exc
+
+
+def _refresh_locked(connection_id: int, *, now: datetime, refused: str | None) -> PlatformConnection:
     refusal = None
     with transaction.atomic():
         connection = PlatformConnection.objects.select_for_update().get(pk=connection_id)
