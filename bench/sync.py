@@ -109,7 +109,7 @@ def child(orders: int, *, plan: str, memory: bool, cpu: str) -> dict:
     world = World(origin="http://standin.bench", shopify_client_id="bench", shopify_client_secret="bench")
     size, rate = PLANS[plan]
     shop = world.add_shop(domain, timezone="UTC", bucket_size=size, bucket_available=size, restore_rate=rate)
-    token = world.issue_token(domain, ["read_orders"])
+    pair = world.issue_expiring_token(domain, ["read_orders"])  # as a shop connected by the app now holds
     now = datetime.now(UTC)
     start = now - timedelta(days=1, minutes=10)  # every order changed before the run starts
     step = timedelta(days=1) / orders
@@ -136,7 +136,9 @@ def child(orders: int, *, plan: str, memory: bool, cpu: str) -> dict:
         api_scopes="read_orders",
         shop_timezone="UTC",
     )
-    connection.set_credential(token)
+    connection.set_credential(
+        pair["access_token"], expires_at=now + timedelta(hours=1), refresh_token=pair["refresh_token"]
+    )
     connection.save()
 
     asked = {"queries": 0, "max_requested": 0, "throttled": 0, "refused_cost": 0}

@@ -14,6 +14,7 @@ from health.pages.portfolio import views as portfolio
 from health.pages.reconcile import views as reconcile
 from health.pages.review import views as review
 from health.pages.setup import connect as connect_shop
+from health.pages.setup import install as install_shop
 from health.pages.setup import views as setup
 from health.pages.statements import views as statements
 from health.pages.sync import views as sync_pages
@@ -30,6 +31,7 @@ urlpatterns = [
     path("setup/connect", connect_shop.connect_continue, name="connect_continue"),
     path("setup/shopify/connect", connect_shop.shopify_connect, name="shopify_connect"),
     path("setup/shopify/callback", connect_shop.shopify_callback, name="shopify_callback"),
+    path("setup/shopify/install", install_shop.shopify_install, name="shopify_install"),
     path("setup/woocommerce/connect", connect_shop.woocommerce_connect, name="woocommerce_connect"),
     path("setup/woocommerce/return", connect_shop.woocommerce_return, name="woocommerce_return"),
     path("account/", account.account, name="account"),

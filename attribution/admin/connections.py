@@ -86,7 +86,17 @@ class ConnectionAdmin(PlatformConnectionAdmin):
 
     @admin.display(description="API credential")
     def credential_state(self, obj):
-        return "kept (encrypted)" if obj and obj.has_credential() else "none"
+        if not obj or not obj.has_credential():
+            return "none"
+        if obj.credential_expires_at is None:
+            return "kept (encrypted); does not expire"
+        # Shopify's expiring pair (attribution.platforms.connect.shopify_tokens renews it before each expiry).
+        return (
+            f"kept (encrypted); expires {obj.credential_expires_at:%Y-%m-%d %H:%M} UTC and is renewed before, "
+            f"its refresh token valid until {obj.refresh_token_expires_at:%Y-%m-%d} unless used"
+            if obj.refresh_token_expires_at
+            else f"kept (encrypted); expires {obj.credential_expires_at:%Y-%m-%d %H:%M} UTC"
+        )
 
     def get_urls(self):
         token = self.admin_site.admin_view(self.token_view)

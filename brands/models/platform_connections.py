@@ -93,6 +93,13 @@ class PlatformConnection(models.Model):
     # Sealed like `secret` (brands.sealing). Shopify: the Admin API access token; WooCommerce: the JSON
     # {"consumer_key": ..., "consumer_secret": ...}. Never shown back, never logged.
     credential = models.TextField(blank=True, default="", editable=False)
+    # Shopify's expiring offline tokens (docs/integration.md, "Shopify's expiring tokens"): the access token above
+    # lives an hour; the refresh token (sealed too) buys the next pair. The four are written together
+    # (set_credential), under the row's lock when refreshed (attribution.platforms.connect.shopify_tokens).
+    # Empty: a credential that does not expire (a pasted token, WooCommerce's keys, an OAuth token of before).
+    credential_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
+    refresh_token = models.TextField(blank=True, default="", editable=False)
+    refresh_token_expires_at = models.DateTimeField(null=True, blank=True, editable=False)
     api_scopes = models.CharField(
         "granted scopes",
         max_length=255,
@@ -193,9 +200,19 @@ class PlatformConnection(models.Model):
             self.secret_replaced_at = at or timezone.now()
         self.secret = sealing.seal(plain)
 
-    def set_credential(self, plain: str) -> None:
-        """Keep the platform API's credential, sealed; an empty one forgets it."""
+    def set_credential(
+        self, plain: str, *, expires_at=None, refresh_token: str = "", refresh_expires_at=None
+    ) -> None:
+        """Keep the platform API's credential, sealed, with its expiry and refresh token when it expires (all
+        four at once: a credential never keeps the refresh token of another); an empty one forgets them all."""
         self.credential = sealing.seal(plain) if plain else ""
+        self.credential_expires_at = expires_at if plain else None
+        self.refresh_token = sealing.seal(refresh_token) if plain and refresh_token else ""
+        self.refresh_token_expires_at = refresh_expires_at if self.refresh_token else None
+
+    def refresh_token_plain(self) -> str:
+        """The refresh token in clear ("" when none): only for the platform's token endpoint."""
+        return sealing.unseal(self.refresh_token) if self.refresh_token else ""
 
     def credential_plain(self) -> str:
         """The credential in clear ("" when none): only for a call to the platform, never to show or log."""

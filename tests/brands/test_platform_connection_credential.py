@@ -1,6 +1,8 @@
 """A connection's platform API credential: sealed at rest, readable only in clear by the code that calls the
 platform, and whether the connection may be synced."""
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
@@ -63,3 +65,24 @@ def test_a_connection_made_by_oauth_verifies_with_the_apps_client_secret(connect
     assert list(connection.signing_secrets(now=now)) == ["shpss_webhooks"]
     connection.connected_via = PlatformConnection.ConnectedVia.OAUTH
     assert list(connection.signing_secrets(now=now)) == ["shpss_webhooks", "app-client-secret"]
+
+
+def test_an_expiring_pair_is_kept_together_and_a_new_credential_replaces_all_of_it(connection):
+    expires = timezone.now()
+    connection.set_credential(
+        "shpat_1",
+        expires_at=expires,
+        refresh_token="shprt_1",
+        refresh_expires_at=expires + timedelta(days=90),
+    )
+    connection.save()
+    kept = PlatformConnection.objects.get(pk=connection.pk)
+    assert (kept.credential_plain(), kept.refresh_token_plain()) == ("shpat_1", "shprt_1")
+    assert "shprt_1" not in kept.refresh_token  # sealed
+    assert kept.credential_expires_at == expires
+
+    connection.set_credential("shpat_pasted")  # a token that does not expire: no refresh token of another
+    assert (connection.credential_expires_at, connection.refresh_token) == (None, "")
+    assert connection.refresh_token_expires_at is None
+    connection.set_credential("")
+    assert (connection.credential, connection.refresh_token_plain()) == ("", "")

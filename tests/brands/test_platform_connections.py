@@ -1,7 +1,7 @@
 """A brand's storefront-platform connections: the signing secret is write-only and kept encrypted, a replaced
 one verifies for an hour, and an enabled connection hands the brand's orders off."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from cryptography.fernet import Fernet
@@ -236,3 +236,22 @@ def test_a_new_connection_without_a_secret_is_a_form_error(manager_client, prop)
     assert response.status_code == 200
     assert "Paste the signing secret the platform shows." in response.content.decode()
     assert not PlatformConnection.objects.exists()
+
+
+def test_the_admin_shows_when_an_expiring_pair_expires_and_never_the_tokens(manager_client, prop):
+    connection = connect(prop)
+    at = datetime(2026, 11, 28, 13, 0, tzinfo=UTC)
+    connection.set_credential(
+        "shpat_access_1",
+        expires_at=at,
+        refresh_token="shprt_refresh_1",
+        refresh_expires_at=at + timedelta(days=90),
+    )
+    connection.save()
+
+    html = manager_client.get(f"/admin/brands/platformconnection/{connection.pk}/change/").content.decode()
+
+    assert "expires 2026-11-28 13:00 UTC and is renewed before" in html
+    assert "valid until 2027-02-26" in html
+    assert "shpat_access_1" not in html and "shprt_refresh_1" not in html
+    assert connection.refresh_token not in html

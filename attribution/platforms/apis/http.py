@@ -82,9 +82,13 @@ class _Calls:
     def __exit__(self, *exc):
         return False
 
-    def request(self, method: str, url: str, *, timeout=None, **kwargs) -> httpx.Response:
+    def request(self, method: str, url: str, *, timeout: float | None = None, **kwargs) -> httpx.Response:
+        """`timeout`, when given, shortens the call's whole deadline (a token renewal made under a row lock)."""
         try:
-            return send(method, url, **kwargs)
+            if timeout is None:
+                return send(method, url, **kwargs)
+            with outbound.budget(timeout):
+                return send(method, url, **kwargs)
         except PlatformAPIError as exc:
             raise httpx.TransportError(str(exc)) from exc
 

@@ -6,10 +6,12 @@ THROTTLED answer (HTTP 200, or 429) waits `(requested - currentlyAvailable) / re
 the injected `sleep` before asking again. Better still, a query is not sent to be throttled: when the bucket as
 last seen, refilled since at its restore rate, holds less than the same query cost last time, the wait comes
 first (Shopify's advice: pace by the throttle status rather than by the errors). A 5xx or a timeout is retried
-with backoff, a few times.
+with backoff, a few times. A 401 is asked again once with a renewed token when the caller can renew it (an
+expiring offline token: connect.shopify_tokens).
 """
 
 import time
+from collections.abc import Callable
 
 import httpx
 
@@ -65,10 +67,21 @@ def topic_name(enum: str) -> str:
 class ShopifyAdmin:
     """One shop's Admin API with one access token. `sleep` is injected so that tests never wait."""
 
-    def __init__(self, shop_domain: str, token: str, *, sleep=time.sleep):
+    def __init__(
+        self,
+        shop_domain: str,
+        token: str | Callable[[], str],
+        *,
+        sleep=time.sleep,
+        renew: Callable[[str], str | None] | None = None,
+    ):
+        """`token` is the access token, or what gives it before each call (an expiring one is renewed ahead of
+        its expiry: connect.shopify_tokens); `renew(refused)` is asked once for a new one after a 401."""
         self.shop_domain = shop_domain
         self.url = check_url(f"{shopify_origin(shop_domain)}/admin/api/{API_VERSION}/graphql.json")
         self._token = token
+        self._renew = renew
+        self._sent = ""  # the token of the last call, which a 401 refused
         self._sleep = sleep
         self.served_version: str | None = None
         self.last_cost: dict | None = None
@@ -81,6 +94,7 @@ class ShopifyAdmin:
     def query(self, document: str, variables: dict | None = None) -> dict:
         """The query's `data`; waits out THROTTLED, retries 5xx, raises CredentialRevoked or PlatformAPIError."""
         throttled = failures = 0
+        renewed = False
         self._wait_for_the_bucket(document)  # once: a THROTTLED answer's own wait covers its retry
         while True:
             try:
@@ -93,6 +107,10 @@ class ShopifyAdmin:
                 continue
             self.served_version = response.headers.get("X-Shopify-API-Version") or self.served_version
             status = response.status_code
+            if status == 401 and self._renew is not None and not renewed:
+                renewed = True  # once: a token refused right after its renewal is not renewed again
+                if self._renew(self._sent):
+                    continue
             if status in REVOKED_STATUSES:
                 raise CredentialRevoked(
                     f"Shopify answered {status}: the access token no longer opens the shop"
@@ -183,7 +201,8 @@ class ShopifyAdmin:
         return answer["webhookSubscription"]
 
     def _post(self, payload: dict) -> httpx.Response:
-        headers = {"X-Shopify-Access-Token": self._token, "Content-Type": "application/json"}
+        self._sent = self._token() if callable(self._token) else self._token
+        headers = {"X-Shopify-Access-Token": self._sent, "Content-Type": "application/json"}
         return send("POST", self.url, json=payload, headers=headers)
 
 

@@ -26,6 +26,7 @@ class Proved:
     currency: str = ""
     timezone: str = ""
     site_url: str = ""
+    pair: object = None  # Shopify's expiring pair (shopify_tokens.TokenPair): kept with its expiries instead
 
 
 def keep_proved(*, prop: Property, proved: Proved, secret: str = "") -> PlatformConnection:
@@ -52,7 +53,10 @@ def keep_proved(*, prop: Property, proved: Proved, secret: str = "") -> Platform
             ) or PlatformConnection(brand=brand, platform=proved.platform, shop_domain=proved.shop_domain)
             connection.property = prop
             connection.connected_via = proved.via
-            connection.set_credential(proved.credential)
+            if proved.pair is not None:
+                proved.pair.keep(connection)
+            else:
+                connection.set_credential(proved.credential)
             connection.api_scopes = ",".join(proved.scopes)[:255]
             connection.platform_shop_id = proved.shop_id[:100]
             connection.shop_currency = proved.currency[:3]

@@ -81,6 +81,9 @@ def forget_shop(connection: PlatformConnection, *, reason: str) -> None:
     """The shop's connection data erased: its credential, secrets and identity; the connection off."""
     PlatformConnection.objects.filter(pk=connection.pk).update(
         credential="",
+        credential_expires_at=None,
+        refresh_token="",
+        refresh_token_expires_at=None,
         secret="",
         previous_secret="",
         secret_replaced_at=None,
@@ -99,7 +102,12 @@ def disconnect(connection: PlatformConnection, *, reason: str, at=None) -> bool:
     it already was. Its webhooks' secrets are kept: a late delivery still verifies."""
     return bool(
         PlatformConnection.objects.filter(pk=connection.pk, disconnected_at__isnull=True).update(
-            disconnected_at=at or timezone.now(), disconnect_reason=reason, credential=""
+            disconnected_at=at or timezone.now(),
+            disconnect_reason=reason,
+            credential="",
+            credential_expires_at=None,
+            refresh_token="",
+            refresh_token_expires_at=None,
         )
     )
 

@@ -1,6 +1,6 @@
 """Shopify's OAuth authorization-code grant, as the service's Shopify app: the address that asks the shop's
 administrator for consent, the checks of the callback (its hmac in constant time, the shop's host), the code's
-exchange for an offline access token, and the proof that the token opens the claimed shop
+exchange for an expiring offline access token (connect.shopify_tokens keeps it renewed), and the proof that the token opens the claimed shop
 (docs/threat-model.md, "Connecting a shop").
 
 The session-bound `state` is the page's to issue and check (health.pages.setup.connect): this module only
@@ -13,17 +13,19 @@ import logging
 import re
 from urllib.parse import urlencode
 
-import httpx
 from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 
 from brands.models import PlatformConnection, Property
 
 from ..apis.errors import PlatformAPIError
-from ..apis.http import check_url, platform_client, shopify_origin
+from ..apis.http import shopify_origin
 from ..apis.shopify import ShopifyAdmin, scopes_of, topic_name
 from ..shopify import TOPICS as ORDER_TOPICS
+from . import shopify_tokens
 from .connections import ConnectRefused, Proved, keep_proved
+from .shopify_tokens import TokenPair
 
 logger = logging.getLogger(__name__)
 
@@ -74,30 +76,20 @@ def hmac_is_valid(params: dict[str, str]) -> bool:
     return hmac.compare_digest(expected, given.lower())
 
 
-def exchange_code(*, shop: str, code: str) -> str:
-    """The offline access token the callback's `code` is worth at the shop; ConnectRefused when Shopify
-    refuses it."""
-    url = check_url(f"{shopify_origin(shop)}/admin/oauth/access_token")
-    body = {
-        "client_id": settings.SHOPIFY_CLIENT_ID,
-        "client_secret": settings.SHOPIFY_CLIENT_SECRET,
-        "code": code,
-    }
+def exchange_code(*, shop: str, code: str, now=None) -> TokenPair:
+    """The expiring offline pair the callback's `code` is worth at the shop; ConnectRefused when Shopify
+    refuses it or cannot be reached."""
     try:
-        with platform_client() as client:
-            response = client.post(url, json=body, headers={"Accept": "application/json"})
-        answer = response.json() if response.status_code == 200 else {}
-    except (httpx.HTTPError, ValueError) as exc:
-        raise ConnectRefused("Shopify could not be reached to finish the connection; try again.") from exc
-    token = answer.get("access_token") if isinstance(answer, dict) else None
-    if not isinstance(token, str) or not token:
+        return shopify_tokens.exchange_code(shop=shop, code=code, now=now or timezone.now())
+    except shopify_tokens.TokenRefused as exc:
         raise ConnectRefused(
             "Shopify refused the authorization (it may have been used already); connect again."
-        )
-    return token
+        ) from exc
+    except PlatformAPIError as exc:
+        raise ConnectRefused("Shopify could not be reached to finish the connection; try again.") from exc
 
 
-def prove(*, shop: str, token: str, via: str) -> Proved:
+def prove(*, shop: str, token: str, via: str, pair: TokenPair | None = None) -> Proved:
     """What the token opens: the shop it belongs to must be `shop`, or ConnectRefused (nothing is kept)."""
     try:
         identity = ShopifyAdmin(shop, token).identity()
@@ -118,6 +110,7 @@ def prove(*, shop: str, token: str, via: str) -> Proved:
         shop_domain=shop,
         via=via,
         credential=token,
+        pair=pair,
         scopes=scopes,
         shop_id=str(found.get("id") or ""),
         currency=str(found.get("currencyCode") or ""),
@@ -125,10 +118,15 @@ def prove(*, shop: str, token: str, via: str) -> Proved:
     )
 
 
-def connect(*, prop: Property, shop: str, token: str, via: str) -> tuple[PlatformConnection, list[str]]:
-    """Prove the token, keep the connection, subscribe the webhooks (by OAuth only: a pasted custom app's
-    token signs with its own secret). Returns the connection and what could not be subscribed."""
-    connection = keep_proved(prop=prop, proved=prove(shop=shop, token=token, via=via))
+def connect(
+    *, prop: Property, shop: str, token: str | TokenPair, via: str
+) -> tuple[PlatformConnection, list[str]]:
+    """Prove the token (a pasted one, or the pair OAuth gave), keep the connection, subscribe the webhooks (by
+    OAuth only: a pasted custom app's token signs with its own secret). Returns the connection and what could
+    not be subscribed."""
+    pair = token if isinstance(token, TokenPair) else None
+    plain = pair.access_token if pair else token
+    connection = keep_proved(prop=prop, proved=prove(shop=shop, token=plain, via=via, pair=pair))
     problems = subscribe(connection) if via == PlatformConnection.ConnectedVia.OAUTH else []
     return connection, problems
 
@@ -144,7 +142,7 @@ def wanted_subscriptions() -> dict[str, str]:
 
 def subscribe(connection: PlatformConnection) -> list[str]:
     """Create the subscriptions the shop lacks (list, then only the absent topics); what failed, in words."""
-    admin = ShopifyAdmin(connection.shop_domain, connection.credential_plain())
+    admin = shopify_tokens.admin_of(connection)
     try:
         held = {(topic_name(s["topic"]), s.get("uri")) for s in admin.webhook_subscriptions()}
     except PlatformAPIError as exc:

@@ -1,4 +1,5 @@
-"""Shopify's answers: OAuth (authorize auto-approves, access_token) and the Admin GraphQL API's `shop`,
+"""Shopify's answers: OAuth (authorize auto-approves; access_token: the code's token, expiring when asked,
+the refresh of an expiring pair, the exchange of a non-expiring token) and the Admin GraphQL API's `shop`,
 `currentAppInstallation`, `webhookSubscriptions` and `webhookSubscriptionCreate` (the orders query: orders.py).
 
 A query is told apart by the fields it names (this is a stand-in, not a GraphQL server); every query spends
@@ -26,6 +27,9 @@ TOPICS = frozenset(
 )  # fmt: skip
 GRAPHQL_PATH = re.compile(r"^admin/api/(?P<version>\d{4}-\d{2})/graphql\.json$")
 INVALID_TOKEN = "[API] Invalid API key or access token (unrecognized login or wrong password)"
+# The token endpoint's exchange of a non-expiring offline token for an expiring one (Shopify's migration).
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+OFFLINE_TOKEN = "urn:shopify:params:oauth:token-type:offline-access-token"
 QUERY_COST = 2
 MUTATION_COST = 10
 
@@ -78,6 +82,18 @@ def _access_token(world, shop, request: Request) -> Answer:
         return json_answer(
             400, {"error": "invalid_client", "error_description": "Client credentials are invalid"}
         )
+    grant = given.get("grant_type") or "authorization_code"
+    if grant == "refresh_token":
+        pair = world.refresh(shop.domain, str(given.get("refresh_token", "")))
+        return json_answer(200, pair) if pair else _invalid_grant("The refresh token is invalid or expired")
+    if grant == TOKEN_EXCHANGE:
+        if (
+            given.get("subject_token_type") != OFFLINE_TOKEN
+            or given.get("requested_token_type") != OFFLINE_TOKEN
+        ):
+            return _invalid_grant("Only an offline access token is exchanged here")
+        pair = world.migrate(shop.domain, str(given.get("subject_token", "")))
+        return json_answer(200, pair) if pair else _invalid_grant("The subject token is invalid")
     with world.lock:
         issued = world.codes.pop(str(given.get("code", "")), None)
     if issued is None or issued[0] != shop.domain:
@@ -88,8 +104,14 @@ def _access_token(world, shop, request: Request) -> Answer:
                 "error_description": "The authorization code was not found or was already used",
             },
         )
+    if str(given.get("expiring", "0")) == "1":
+        return json_answer(200, world.issue_expiring_token(shop.domain, issued[1]))
     token = world.issue_token(shop.domain, issued[1])
     return json_answer(200, {"access_token": token, "scope": ",".join(issued[1])})
+
+
+def _invalid_grant(description: str) -> Answer:
+    return json_answer(400, {"error": "invalid_grant", "error_description": description})
 
 
 def _graphql(world, shop, request: Request, version: str) -> Answer:
@@ -97,8 +119,9 @@ def _graphql(world, shop, request: Request, version: str) -> Answer:
     failure = shop.faults.take_failure()
     if failure:
         return Answer(failure, "<h1>Internal Server Error</h1>", headers)
-    scopes = shop.tokens.get(request.headers.get("x-shopify-access-token", ""))
-    if scopes is None:
+    token = request.headers.get("x-shopify-access-token", "")
+    scopes = shop.tokens.get(token)
+    if scopes is None or world.expired(shop, token):
         return Answer(401, {"errors": INVALID_TOKEN}, headers)
     body = request.json()
     if not isinstance(body, dict) or not isinstance(body.get("query"), str):

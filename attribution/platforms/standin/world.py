@@ -38,6 +38,11 @@ class ShopifyShop:
     currency: str = "USD"
     timezone: str = "America/New_York"
     tokens: dict = field(default_factory=dict)  # access token → granted scopes (list)
+    # Expiring offline tokens: access token → when it stops opening the shop (the world's clock); refresh token →
+    # {"scopes", "expires_at", "replaces": the refresh token it replaced, retired once this one is used}.
+    token_expiry: dict = field(default_factory=dict)
+    refresh_tokens: dict = field(default_factory=dict)
+    migrated: dict = field(default_factory=dict)  # a non-expiring token exchanged → the pair it was worth
     # The app's webhook subscriptions: {id, topic (ORDERS_PAID), uri, format, createdAt, updatedAt}.
     subscriptions: list = field(default_factory=list)
     orders: list = field(default_factory=list)  # GraphQL shape (standin/orders.py reads them)
@@ -83,6 +88,8 @@ class World:
         shopify_client_secret: str,
         clock=time.monotonic,
         plain_callbacks: bool = False,
+        access_token_seconds: float = 3600,
+        refresh_token_seconds: float = 90 * 24 * 3600,
     ):
         self.origin = origin.rstrip("/")
         # The platforms send keys and webhooks to https only; the demo's service listens on plain http.
@@ -90,6 +97,9 @@ class World:
         self.shopify_client_id = shopify_client_id
         self.shopify_client_secret = shopify_client_secret
         self.clock = clock
+        # Shopify's lifetimes of an expiring offline pair (an hour, 90 days); tests shorten them.
+        self.access_token_seconds = access_token_seconds
+        self.refresh_token_seconds = refresh_token_seconds
         self.shops: dict[str, ShopifyShop] = {}
         self.sites: dict[str, WooSite] = {}
         self.codes: dict[str, tuple[str, list[str]]] = {}  # OAuth code → (shop, scopes); single use
@@ -124,6 +134,61 @@ class World:
         self.shops[domain].tokens[token] = list(scopes)
         return token
 
+    def issue_expiring_token(self, domain: str, scopes: list[str], *, replaces: str | None = None) -> dict:
+        """An expiring offline pair for `domain`, as the token endpoint answers it. Only one expiring access token
+        of an app opens a shop: acquiring one revokes the others."""
+        shop, now = self.shops[domain], self.clock()
+        with self.lock:
+            for old in [token for token in shop.token_expiry]:
+                shop.tokens.pop(old, None)
+                shop.token_expiry.pop(old)
+            token, refresh = "shpat_" + secrets.token_hex(16), "shprt_" + secrets.token_hex(16)
+            shop.tokens[token] = list(scopes)
+            shop.token_expiry[token] = now + self.access_token_seconds
+            shop.refresh_tokens[refresh] = {
+                "scopes": list(scopes),
+                "expires_at": now + self.refresh_token_seconds,
+                "replaces": replaces,
+            }
+        return {
+            "access_token": token,
+            "scope": ",".join(scopes),
+            "expires_in": int(self.access_token_seconds),
+            "refresh_token": refresh,
+            "refresh_token_expires_in": int(self.refresh_token_seconds),
+        }
+
+    def refresh(self, domain: str, refresh_token: str) -> dict | None:
+        """A new pair for `refresh_token` (None when unknown, retired or expired). The refresh token used stays
+        usable until the app uses its replacement (Shopify, since 2026-08): then it is retired."""
+        shop = self.shops[domain]
+        with self.lock:
+            held = shop.refresh_tokens.get(refresh_token)
+            if held is None or self.clock() >= held["expires_at"]:
+                return None
+            if held["replaces"]:
+                shop.refresh_tokens.pop(held["replaces"], None)
+                held["replaces"] = None
+            return self.issue_expiring_token(domain, held["scopes"], replaces=refresh_token)
+
+    def migrate(self, domain: str, token: str) -> dict | None:
+        """The expiring pair a non-expiring token is exchanged for, once (a retry answers the same pair while it
+        has not been refreshed); the non-expiring token stops opening the shop. None for any other token."""
+        shop = self.shops[domain]
+        with self.lock:
+            done = shop.migrated.get(token)
+            if done is not None:
+                return done if done["refresh_token"] in shop.refresh_tokens else None
+            if token not in shop.tokens or token in shop.token_expiry:
+                return None
+            scopes = shop.tokens.pop(token)
+            shop.migrated[token] = self.issue_expiring_token(domain, scopes)
+            return shop.migrated[token]
+
+    def expired(self, shop: ShopifyShop, token: str) -> bool:
+        """Whether an expiring access token has passed its hour."""
+        return token in shop.token_expiry and self.clock() >= shop.token_expiry[token]
+
     def issue_keys(
         self, slug: str, permissions: str = "read_write", user_id: str = ""
     ) -> tuple[str, str, int]:
@@ -142,6 +207,8 @@ class World:
         """Every credential of a shop (by domain) or site (by slug) stops opening it."""
         if name in self.shops:
             self.shops[name].tokens.clear()
+            self.shops[name].token_expiry.clear()
+            self.shops[name].refresh_tokens.clear()
         else:
             self.sites[name].keys.clear()
 

@@ -10,8 +10,8 @@ from attribution.models import SyncRun
 from brands.models import PlatformConnection
 
 from ..apis import shopify as shopify_api
-from ..apis.shopify import ShopifyAdmin
 from ..apis.woocommerce import WooCommerceREST
+from ..connect import shopify_tokens
 from ..notice import Platform
 from ..shopify import SHOPIFY
 from ..woocommerce import WOOCOMMERCE
@@ -49,7 +49,7 @@ def source_for(connection: PlatformConnection, run: SyncRun, *, sleep) -> Source
     run.connection = connection
     start, end = run.window_start, run.window_end
     if connection.platform == SHOPIFY.name:
-        admin = ShopifyAdmin(connection.shop_domain, connection.credential_plain(), sleep=sleep)
+        admin = shopify_tokens.admin_of(connection, sleep=sleep)
         counts_total = connection.amount_counted == PlatformConnection.Amount.TOTAL
         return Source(
             SHOPIFY,

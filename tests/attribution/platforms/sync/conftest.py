@@ -50,9 +50,9 @@ def yesterday():
 
 @pytest.fixture
 def shopify_shop(standin, clock, prop):
-    """Acme's shop on the stand-in, connected by OAuth: its token sealed, its order topics subscribed."""
+    """Acme's shop on the stand-in, connected by OAuth: its expiring pair sealed, its order topics subscribed."""
     shop = standin.add_shop(SHOP, currency="USD", timezone="UTC")
-    token = standin.issue_token(SHOP, ["read_orders"])
+    pair = standin.issue_expiring_token(SHOP, ["read_orders"])
     for topic in SHOPIFY_TOPICS:
         shop.subscriptions.append(
             {
@@ -73,7 +73,13 @@ def shopify_shop(standin, clock, prop):
         api_scopes="read_orders",
         shop_timezone="UTC",
     )
-    connection.set_credential(token)
+    now = timezone.now()
+    connection.set_credential(
+        pair["access_token"],
+        expires_at=now + timedelta(seconds=pair["expires_in"]),
+        refresh_token=pair["refresh_token"],
+        refresh_expires_at=now + timedelta(seconds=pair["refresh_token_expires_in"]),
+    )
     connection.save()
     shop.connection = connection
     return shop

@@ -3,10 +3,12 @@ A token whose shop is the claimed one proves ownership: the connection is active
 are subscribed. Anything else is refused with nothing kept."""
 
 import re
+from datetime import timedelta
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from django.contrib.messages import get_messages
+from django.utils import timezone
 
 from attribution.platforms.standin.shopify_routes import oauth_hmac
 from brands.models import PlatformConnection
@@ -77,6 +79,22 @@ def test_consent_connects_the_shop_at_once_and_subscribes_its_webhooks(
         ("ORDERS_UPDATED", "https://testserver/api/platforms/shopify"),
     ]
     assert any("proved the shop is yours" in text for text in texts(response))
+
+
+def test_consent_asks_for_an_expiring_offline_pair_and_keeps_it(alice_client, brand, prop, shop, standin):
+    before = timezone.now()
+
+    consent(alice_client, start(alice_client, brand))
+
+    connection = PlatformConnection.objects.get(platform="shopify", shop_domain=SHOP)
+    assert connection.credential_plain() in shop.token_expiry  # expiring=1 was asked
+    assert connection.refresh_token_plain() in shop.refresh_tokens
+    assert (
+        before + timedelta(minutes=59)
+        < connection.credential_expires_at
+        <= timezone.now() + timedelta(hours=1)
+    )
+    assert connection.refresh_token_expires_at > timezone.now() + timedelta(days=89)
 
 
 def test_connecting_again_subscribes_only_what_is_missing(alice_client, brand, prop, shop, standin):
