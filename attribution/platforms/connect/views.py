@@ -1,10 +1,12 @@
 """The platforms' server-to-server calls about a connection (no session, so no CSRF; each is authenticated by
 what it carries): the Shopify app's own webhooks, signed with the app's client secret (app/uninstalled and the
 three compliance topics, one address each, so a signed body cannot be replayed as another topic), and
-WooCommerce's key handover callback, bound by the signed `user_id` the service gave it."""
+WooCommerce's key handover callback, bound by the opaque `user_id` of a handover the service keeps (one use,
+rate-limited per address)."""
 
 import json
 import logging
+import math
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -13,8 +15,10 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from attribution.http import throttles
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection, PlatformPrivacyRequest
+from config.lib.clients import client_address
 
 from ..notice import body_digest
 from ..shopify import SHOPIFY
@@ -130,6 +134,16 @@ def _digest(body: bytes) -> str:
 @csrf_exempt  # WooCommerce's server posts the keys here; the signed user_id binds them to a brand's handover
 @require_POST
 def woocommerce_keys_callback(request):
+    rate = settings.API_THROTTLE_RATES.get("key_handovers")
+    allowed, wait, _ = (
+        throttles.hit(f"key_handovers:{client_address(request)}", rate=rate) if rate else (True, 0, 0)
+    )
+    if not allowed:
+        answer = _answer(
+            429, success=False, text="Too many key handovers from this address; try again later."
+        )
+        answer["Retry-After"] = str(max(1, math.ceil(wait)))
+        return answer
     body = _body(request)
     if body is None:
         return _answer(413, success=False, text=f"The body is over {BODY_LIMIT // 1024} KB.")
@@ -138,8 +152,12 @@ def woocommerce_keys_callback(request):
     except ValueError:
         return _answer(400, success=False, text="The body must be JSON.")
     try:
-        connection = woocommerce_keys.accept_keys(document)
+        handover = woocommerce_keys.accept_keys(document)
     except ConnectRefused as refused:
         logger.info("woocommerce key handover refused: %s", refused)
         return _answer(400, success=False, text=str(refused))
-    return _answer(200, success=True, text=f"{connection} is connected.")
+    return _answer(
+        200,
+        success=True,
+        text=f"The keys of {handover.site_url} were checked; they wait for the brand's confirmation.",
+    )

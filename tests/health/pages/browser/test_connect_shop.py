@@ -1,6 +1,6 @@
 """Connect with Shopify and Connect with WooCommerce in a browser at 1280 and 400 px, against the platforms'
 stand-in served on a port of this machine (as `make run` serves it): the consent pages approve at once, and the
-browser comes back to the setup page, which says the shop is connected."""
+browser comes back to the setup page, which says the shop is connected (WooCommerce's after the confirmation)."""
 
 import threading
 from socketserver import ThreadingMixIn
@@ -72,6 +72,12 @@ def test_connect_with_woocommerce(open_page, alice, prop, served_standin):
 
     page.get_by_label("WooCommerce site").fill(served_standin.site_url("acme"))
     page.get_by_role("button", name="Connect with WooCommerce").click()
+
+    confirm = page.get_by_role("button", name=f"Connect {served_standin.site_url('acme')}")
+    expect(confirm).to_be_visible()  # the keys wait for the confirmation of the session that started it
+    assert overflow(page) == 0
+    assert PlatformConnection.objects.count() == 0
+    confirm.click()
 
     expect(page.get_by_text("its order webhooks were made")).to_be_visible()
     assert overflow(page) == 0

@@ -1,0 +1,70 @@
+"""The key handover's callback (/api/platforms/woocommerce/keys) cannot hold a web worker: its check of the keys
+against the site is one attempt, all within one total deadline, each answer's body capped, and the callback is
+rate-limited per address (docs/threat-model.md, "Round six", finding 2)."""
+
+import json
+
+import pytest
+
+from attribution.platforms.connect import site_check, woocommerce_keys
+from brands.models import KeyHandover, PlatformConnection
+
+SLUG = "acme"
+CALLBACK = "/api/platforms/woocommerce/keys"
+
+
+@pytest.fixture
+def site(standin):
+    return standin.add_site(SLUG, name="Acme")
+
+
+def post_keys(client, standin, prop):
+    user_id = woocommerce_keys.start_handover(
+        prop=prop, site_url=standin.site_url(SLUG), scope="read"
+    ).handover_id
+    key, secret, _ = standin.issue_keys(SLUG, "read")
+    body = {"user_id": user_id, "consumer_key": key, "consumer_secret": secret, "key_permissions": "read"}
+    return client.post(CALLBACK, json.dumps(body), content_type="application/json")
+
+
+def test_a_site_slower_than_the_deadline_is_refused_after_one_call(client, prop, site, standin, monkeypatch):
+    ticks = iter(range(0, 1000, 6))  # each look at the clock: six seconds later
+    monkeypatch.setattr(site_check, "clock", lambda: float(next(ticks)))
+
+    answer = post_keys(client, standin, prop)
+
+    assert answer.status_code == 400
+    assert f"did not answer within {site_check.CHECK_SECONDS:g} s" in answer.json()["error"]
+    assert len(standin.calls) == 1
+    assert KeyHandover.objects.get().credential == "" and PlatformConnection.objects.count() == 0
+
+
+def test_an_answer_over_the_body_cap_is_refused(client, prop, site, standin, monkeypatch):
+    monkeypatch.setattr(site_check, "BODY_LIMIT", 64)
+
+    answer = post_keys(client, standin, prop)
+
+    assert answer.status_code == 400 and "answer is over 0 KB" in answer.json()["error"]
+    assert KeyHandover.objects.get().credential == ""
+
+
+def test_a_failing_site_is_asked_once_not_retried(client, prop, site, standin):
+    site.faults.fail_next = 5
+
+    answer = post_keys(client, standin, prop)
+
+    assert answer.status_code == 400 and "not retried" in answer.json()["error"]
+    assert len(standin.calls) == 1
+
+
+def test_the_callback_is_rate_limited_per_address(client, prop, site, standin, settings):
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "key_handovers": "2/min"}
+    for _ in range(2):
+        assert post_keys(client, standin, prop).status_code == 200
+    calls = len(standin.calls)
+
+    refused = post_keys(client, standin, prop)
+
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert refused.json()["success"] is False
+    assert len(standin.calls) == calls and KeyHandover.objects.filter(called_at__isnull=False).count() == 2
