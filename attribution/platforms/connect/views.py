@@ -86,27 +86,6 @@ def shopify_app_webhook(request, kind: str):
     connection = PlatformConnection.objects.filter(
         platform="shopify", shop_domain=shop, approved_at__isnull=False
     ).first()
-    if kind == "uninstalled":
-        return _uninstalled(connection, shop)
-    return _privacy_request(request, topic, shop, document, connection, body)
-
-
-def _uninstalled(connection: PlatformConnection | None, shop: str) -> JsonResponse:
-    if connection is None or connection.connected_via != PlatformConnection.ConnectedVia.OAUTH:
-        return _answer(
-            200, success=True, text=f"No connection of {shop} was made by this app: nothing to do."
-        )
-    when = timezone.now()
-    reason = (
-        f"The shop uninstalled the app on {when:%Y-%m-%d %H:%M} UTC; connect it again from the setup page."
-    )
-    changed = privacy.disconnect(connection, reason=reason, at=when)
-    return _answer(200, success=True, text=f"{shop} {'is now' if changed else 'was already'} disconnected.")
-
-
-def _privacy_request(request, topic, shop, document, connection, body: bytes) -> JsonResponse:
-    customer = document.get("customer") if isinstance(document.get("customer"), dict) else {}
-    orders = document.get("orders_to_redact") or document.get("orders_requested") or []
     kept = PlatformPrivacyRequest(
         brand_id=connection.brand_id if connection else None,
         connection=connection,
@@ -114,17 +93,74 @@ def _privacy_request(request, topic, shop, document, connection, body: bytes) ->
         shop_domain=shop,
         topic=topic,
         delivery_id=(request.headers.get("X-Shopify-Webhook-Id", "") or _digest(body))[:255],
-        customer_id=str(customer.get("id") or "")[:64],
-        email_hash=privacy.email_hash_of(customer.get("email")),
-        orders=[str(order) for order in orders if isinstance(order, (int, str))][:1000],
+        body_digest=_digest(body),
     )
+    earlier = _earlier(kept, connection)
+    if earlier is not None:
+        text = (
+            "This request was already received and acted on."
+            if earlier.delivery_id == kept.delivery_id
+            else f"This request repeats one received on {earlier.received_at:%Y-%m-%d %H:%M} UTC: nothing more "
+            "was done."
+        )
+        return _answer(200, success=True, text=text)
+    if kind == "uninstalled":
+        return _keep(kept, lambda: _uninstall(kept, connection, shop))
+    customer = document.get("customer") if isinstance(document.get("customer"), dict) else {}
+    orders = document.get("orders_to_redact") or document.get("orders_requested") or []
+    kept.customer_id = str(customer.get("id") or "")[:64]
+    kept.email_hash = privacy.email_hash_of(customer.get("email"))
+    kept.orders = [str(order) for order in orders if isinstance(order, (int, str))][:1000]
+    return _keep(kept, lambda: privacy.act(kept, connection))
+
+
+def _earlier(kept: PlatformPrivacyRequest, connection) -> PlatformPrivacyRequest | None:
+    """The request this one repeats (the same signed body, received before), when it must not act again: a
+    captured body replayed under a new delivery id, perhaps after the shop was connected again. Only shop/redact
+    of a shop disconnected again since acts again (Shopify sends it 48 hours after each uninstall)."""
+    earlier = (
+        PlatformPrivacyRequest.objects.filter(
+            platform=kept.platform,
+            shop_domain=kept.shop_domain,
+            topic=kept.topic,
+            body_digest=kept.body_digest,
+        )
+        .order_by("received_at")
+        .first()
+    )
+    if earlier is None:
+        return None
+    again = (
+        kept.topic == PlatformPrivacyRequest.Topic.SHOP_REDACT
+        and earlier.delivery_id != kept.delivery_id
+        and connection is not None
+        and connection.disconnected_at is not None
+        and connection.disconnected_at > earlier.received_at
+    )
+    return None if again else earlier
+
+
+def _keep(kept: PlatformPrivacyRequest, act) -> JsonResponse:
     try:
         with transaction.atomic():
-            privacy.act(kept, connection)
+            act()
             kept.save(force_insert=True)
-    except IntegrityError:  # a retry of a request already done
+    except IntegrityError:  # a retry of a request already done, at the same moment
         return _answer(200, success=True, text="This request was already received and acted on.")
     return _answer(200, success=True, text=kept.done, held=kept.held)
+
+
+def _uninstall(kept: PlatformPrivacyRequest, connection: PlatformConnection | None, shop: str) -> None:
+    if connection is None or connection.connected_via != PlatformConnection.ConnectedVia.OAUTH:
+        kept.held, kept.done = {}, f"No connection of {shop} was made by this app: nothing to do."
+        return
+    when = timezone.now()
+    reason = (
+        f"The shop uninstalled the app on {when:%Y-%m-%d %H:%M} UTC; connect it again from the setup page."
+    )
+    kept.held = {"connection": connection.pk, "credential": connection.has_credential()}
+    changed = privacy.disconnect(connection, reason=reason, at=when)
+    kept.done = f"{shop} {'is now' if changed else 'was already'} disconnected."
 
 
 def _digest(body: bytes) -> str:
