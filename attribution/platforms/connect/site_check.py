@@ -36,7 +36,13 @@ class DeadlineClient:
         return left
 
     def request(self, method: str, url: str, **kwargs) -> httpx.Response:
-        timeout = httpx.Timeout(min(self._left(), 5.0))
+        seconds = min(self._left(), 5.0)
+        try:
+            return self._read(method, url, httpx.Timeout(seconds), **kwargs)
+        except httpx.TimeoutException as exc:
+            raise PlatformUnavailable(f"the site did not answer within {seconds:.0f} s") from exc
+
+    def _read(self, method: str, url: str, timeout: httpx.Timeout, **kwargs) -> httpx.Response:
         with platform_client() as client, client.stream(method, url, timeout=timeout, **kwargs) as response:
             body, size = [], 0
             for chunk in response.iter_bytes():

@@ -4,6 +4,7 @@ rate-limited per address (docs/threat-model.md, "Round six", finding 2)."""
 
 import json
 
+import httpx
 import pytest
 
 from attribution.platforms.connect import site_check, woocommerce_keys
@@ -68,3 +69,24 @@ def test_the_callback_is_rate_limited_per_address(client, prop, site, standin, s
     assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
     assert refused.json()["success"] is False
     assert len(standin.calls) == calls and KeyHandover.objects.filter(called_at__isnull=False).count() == 2
+
+
+def test_a_site_that_never_answers_is_refused_after_one_read_timeout(
+    client, prop, site, standin, monkeypatch
+):
+    reads = []
+
+    def never_answers(self, method, url, timeout, **kwargs):
+        reads.append((method, timeout.read))
+        raise httpx.ReadTimeout("no answer")
+
+    monkeypatch.setattr(site_check.DeadlineClient, "_read", never_answers)
+
+    answer = post_keys(client, standin, prop)
+
+    assert answer.status_code == 400
+    assert (
+        answer.json()["error"]
+        == "The keys could not read the site's orders: the site did not answer within 5 s"
+    )
+    assert reads == [("GET", 5.0)]
