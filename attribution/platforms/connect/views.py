@@ -10,17 +10,18 @@ import math
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
 from attribution.http import throttles
+from attribution.outcomes import Outcome, envelope, say
 from brands.hosts import normalize_host
 from brands.models import PlatformConnection, PlatformPrivacyRequest
 from config.lib.clients import client_address
 
 from ..notice import body_digest
+from ..receiver import json_answer, read_body
 from ..shopify import SHOPIFY
 from . import privacy, woocommerce_keys
 from .connections import ConnectRefused
@@ -37,36 +38,44 @@ APP_TOPICS = {
 }
 
 
-def _answer(status: int, *, success: bool, text: str, **extra) -> JsonResponse:
-    body = {"success": success, ("message" if success else "error"): text, **extra}
-    return JsonResponse(body, status=status, json_dumps_params={"separators": (",", ":")})
+def _answer(status: int, outcome: Outcome, text: str, **extra) -> HttpResponse:
+    """The receiver's answer: the /api/ envelope, with its outcome."""
+    return json_answer(envelope(success=status < 400, outcome=outcome, text=text, **extra), status)
 
 
-def _body(request) -> bytes | None:
-    length = request.META.get("CONTENT_LENGTH") or "0"
-    if length.isdigit() and int(length) > BODY_LIMIT:
-        return None
-    body = request.read(BODY_LIMIT + 1)
-    return None if len(body) > BODY_LIMIT else body
+def _posted(view):
+    """POST only, answered as the receiver answers any other method; the body read by the receiver's stage."""
+
+    def wrapper(request, *args, **kwargs):
+        if request.method != "POST":
+            return _answer(405, Outcome.METHOD_NOT_ALLOWED, say("connect.method"))
+        return view(request, *args, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__ = view.__name__, view.__doc__
+    return wrapper
+
+
+def _too_large() -> HttpResponse:
+    return _answer(413, Outcome.INVALID_PARAMS, say("connect.too_large", limit=BODY_LIMIT // 1024))
 
 
 @csrf_exempt  # Shopify's servers post here; the app's signature authenticates each delivery
-@require_POST
+@_posted
 def shopify_app_webhook(request, kind: str):
     topic = APP_TOPICS.get(kind)
     if topic is None:
         raise Http404("No such topic.")
-    body = _body(request)
+    body = read_body(request, limit=BODY_LIMIT)
     if body is None:
-        return _answer(413, success=False, text=f"The body is over {BODY_LIMIT // 1024} KB.")
+        return _too_large()
     given = request.headers.get("X-Shopify-Hmac-Sha256", "").strip()
     secret = settings.SHOPIFY_CLIENT_SECRET
     if not secret or not given or not SHOPIFY.signs(body, secret, given):
-        return _answer(
-            401, success=False, text="X-Shopify-Hmac-Sha256 is missing or not the app's signature."
-        )
+        answer = _answer(401, Outcome.INVALID_SIGNATURE, say("connect.no_app_signature"))
+        answer["WWW-Authenticate"] = SHOPIFY.signature_scheme
+        return answer
     if request.headers.get("X-Shopify-Topic", "") != topic:
-        return _answer(400, success=False, text=f"This address receives {topic} only.")
+        return _answer(400, Outcome.INVALID_PARAMS, say("connect.wrong_topic", topic=topic))
     try:
         document = json.loads(body)
     except ValueError:
@@ -78,11 +87,7 @@ def shopify_app_webhook(request, kind: str):
         else None
     )
     if not shop or normalize_host(str(named or "")) != shop:
-        return _answer(
-            400,
-            success=False,
-            text="The body must be the topic's JSON object, naming the shop of X-Shopify-Shop-Domain.",
-        )
+        return _answer(400, Outcome.INVALID_PARAMS, say("connect.not_the_shop"))
     connection = PlatformConnection.objects.filter(
         platform="shopify", shop_domain=shop, approved_at__isnull=False
     ).first()
@@ -98,12 +103,11 @@ def shopify_app_webhook(request, kind: str):
     earlier = _earlier(kept, connection)
     if earlier is not None:
         text = (
-            "This request was already received and acted on."
+            say("connect.retried")
             if earlier.delivery_id == kept.delivery_id
-            else f"This request repeats one received on {earlier.received_at:%Y-%m-%d %H:%M} UTC: nothing more "
-            "was done."
+            else say("connect.repeated", at=f"{earlier.received_at:%Y-%m-%d %H:%M}")
         )
-        return _answer(200, success=True, text=text)
+        return _answer(200, Outcome.REDELIVERY, text)
     if kind == "uninstalled":
         return _keep(kept, lambda: _uninstall(kept, connection, shop))
     customer = document.get("customer") if isinstance(document.get("customer"), dict) else {}
@@ -140,14 +144,14 @@ def _earlier(kept: PlatformPrivacyRequest, connection) -> PlatformPrivacyRequest
     return None if again else earlier
 
 
-def _keep(kept: PlatformPrivacyRequest, act) -> JsonResponse:
+def _keep(kept: PlatformPrivacyRequest, act) -> HttpResponse:
     try:
         with transaction.atomic():
             act()
             kept.save(force_insert=True)
     except IntegrityError:  # a retry of a request already done, at the same moment
-        return _answer(200, success=True, text="This request was already received and acted on.")
-    return _answer(200, success=True, text=kept.done, held=kept.held)
+        return _answer(200, Outcome.REDELIVERY, say("connect.retried"))
+    return _answer(200, Outcome.APP_REQUEST, kept.done, held=kept.held)
 
 
 def _uninstall(kept: PlatformPrivacyRequest, connection: PlatformConnection | None, shop: str) -> None:
@@ -167,33 +171,27 @@ def _digest(body: bytes) -> str:
     return f"sha256:{body_digest(body)}"
 
 
-@csrf_exempt  # WooCommerce's server posts the keys here; the signed user_id binds them to a brand's handover
-@require_POST
+@csrf_exempt  # WooCommerce's server posts the keys here; the opaque user_id names a brand's handover
+@_posted
 def woocommerce_keys_callback(request):
     rate = settings.API_THROTTLE_RATES.get("key_handovers")
     allowed, wait, _ = (
         throttles.hit(f"key_handovers:{client_address(request)}", rate=rate) if rate else (True, 0, 0)
     )
     if not allowed:
-        answer = _answer(
-            429, success=False, text="Too many key handovers from this address; try again later."
-        )
+        answer = _answer(429, Outcome.RATE_LIMITED, say("connect.too_many_handovers"))
         answer["Retry-After"] = str(max(1, math.ceil(wait)))
         return answer
-    body = _body(request)
+    body = read_body(request, limit=BODY_LIMIT)
     if body is None:
-        return _answer(413, success=False, text=f"The body is over {BODY_LIMIT // 1024} KB.")
+        return _too_large()
     try:
         document = json.loads(body)
     except ValueError:
-        return _answer(400, success=False, text="The body must be JSON.")
+        return _answer(400, Outcome.INVALID_PARAMS, say("connect.not_json"))
     try:
         handover = woocommerce_keys.accept_keys(document)
     except ConnectRefused as refused:
         logger.info("woocommerce key handover refused: %s", refused)
-        return _answer(400, success=False, text=str(refused))
-    return _answer(
-        200,
-        success=True,
-        text=f"The keys of {handover.site_url} were checked; they wait for the brand's confirmation.",
-    )
+        return _answer(400, Outcome.INVALID_PARAMS, str(refused))
+    return _answer(200, Outcome.KEYS_RECEIVED, say("connect.keys_waiting", site=handover.site_url))

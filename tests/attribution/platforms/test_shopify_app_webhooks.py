@@ -274,3 +274,23 @@ def test_shop_redact_after_a_new_uninstall_acts_again(client, connection):
     connection.refresh_from_db()
     assert connection.platform_shop_id == "" and connection.credential == ""
     assert PlatformPrivacyRequest.objects.filter(topic="shop/redact").count() == 2
+
+
+def test_every_answer_carries_its_outcome_as_every_api_answer_does(client, connection):
+    """Issue 54 item 2: the app's webhooks answer through the receiver's stages, in the /api/ envelope."""
+    answers = [
+        deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-1"),
+        deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-1"),
+        deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", secret="forged"),
+        deliver(client, "shop-redact", SHOP_REDACT, topic="customers/redact"),
+        client.get("/api/platforms/shopify/app/shop-redact"),
+    ]
+
+    assert [(a.status_code, a.json()["outcome"], a.json()["success"]) for a in answers] == [
+        (200, "app_request", True),
+        (200, "redelivery", True),
+        (401, "invalid_signature", False),
+        (400, "invalid_params", False),
+        (405, "method_not_allowed", False),
+    ]
+    assert answers[2]["WWW-Authenticate"] == "HMAC-SHA256"

@@ -90,3 +90,23 @@ def test_a_site_that_never_answers_is_refused_after_one_read_timeout(
         == "The keys could not read the site's orders: the site did not answer within 5 s"
     )
     assert reads == [("GET", 5.0)]
+
+
+def test_every_answer_carries_its_outcome_as_every_api_answer_does(client, prop, site, standin, settings):
+    """Issue 54 item 2: the key callback answers through the receiver's stages, in the /api/ envelope."""
+    settings.API_THROTTLE_RATES = {**settings.API_THROTTLE_RATES, "key_handovers": "3/min"}
+    answers = [
+        post_keys(client, standin, prop),
+        client.post(CALLBACK, b"not json", content_type="application/json"),
+        client.get(CALLBACK),
+        client.post(CALLBACK, json.dumps({"user_id": "42"}), content_type="application/json"),
+        client.post(CALLBACK, b"{}", content_type="application/json"),
+    ]
+
+    assert [(a.status_code, a.json()["outcome"]) for a in answers] == [
+        (200, "keys_received"),
+        (400, "invalid_params"),
+        (405, "method_not_allowed"),
+        (400, "invalid_params"),
+        (429, "rate_limited"),
+    ]
