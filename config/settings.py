@@ -342,6 +342,8 @@ RETENTION_DAYS = {
         "platform_deliveries": 30,
         # The shops' syncs and the orders each read (SyncRun, SyncedOrder); the daily capture figures stay.
         "sync_runs": 400,
+        # WooCommerce key handovers (KeyHandover): refused an hour after they start; the unconfirmed hold keys.
+        "key_handovers": 1,
     }.items()
 }
 
