@@ -37,7 +37,6 @@ from attribution.durability import faults
 from attribution.http import throttles
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
-from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import keep_platform_body
 from brands.resolution import connection_for
@@ -98,7 +97,7 @@ class Receiver(View):
             body=body,
             body_parsed=False,
         )
-        shop = normalize_host(self.platform.shop_of(request)) or ""
+        shop = self.platform.shop_key(self.platform.shop_of(request)) or ""
         if body is None:
             return self._refuse(
                 request,

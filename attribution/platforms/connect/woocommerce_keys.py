@@ -16,7 +16,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from brands.hosts import normalize_host
+from brands.hosts import normalize_host, site_key
 from brands.models import Brand, KeyHandover, PlatformConnection, Property
 
 from ..apis.errors import PlatformAPIError
@@ -162,7 +162,7 @@ def confirm(*, brand: Brand, handover_id: str) -> PlatformConnection:
             raise ConnectRefused("No keys of this handover wait to be confirmed: start it again.")
         proved = Proved(
             platform="woocommerce",
-            shop_domain=normalize_host(urlsplit(handover.site_url).netloc),
+            shop_domain=site_key(handover.site_url),
             via=PlatformConnection.ConnectedVia.KEY_HANDOVER,
             credential=handover.credential_plain(),
             scopes=[handover.scope],
