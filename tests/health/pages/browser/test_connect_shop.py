@@ -73,8 +73,9 @@ def test_connect_with_woocommerce(open_page, alice, prop, served_standin):
     page.get_by_label("WooCommerce site").fill(served_standin.site_url("acme"))
     page.get_by_role("button", name="Connect with WooCommerce").click()
 
-    confirm = page.get_by_role("button", name=f"Connect {served_standin.site_url('acme')}")
+    confirm = page.get_by_role("button", name="Confirm the connection")
     expect(confirm).to_be_visible()  # the keys wait for the confirmation of the session that started it
+    expect(page.locator("#handover-site")).to_have_text(served_standin.site_url("acme"))
     assert overflow(page) == 0
     assert PlatformConnection.objects.count() == 0
     confirm.click()
