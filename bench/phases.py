@@ -100,7 +100,7 @@ PHASES = [
         "attribution.http.middleware:RequestIdMiddleware.__call__",
     ),
     ("deliveries", "receiver (View.dispatch)", "django.views.generic.base:View.dispatch"),
-    ("deliveries", "  body read", "attribution.platforms.receiver:_read_body"),
+    ("deliveries", "  body read", "attribution.platforms.receiver:read_body"),
     ("deliveries", "  the shop's connection", "attribution.platforms.receiver:connection_for"),
     ("deliveries", "  signature", "attribution.platforms.receiver:Receiver._verify"),
     ("deliveries", "  receive", "attribution.platforms.receiver:Receiver._receive"),
@@ -120,7 +120,7 @@ PHASES = [
     ("deliveries", "        write_order (joins)", "attribution.orders.confirmation:joins.write_order"),
     ("deliveries", "      execute", "django.db.backends.utils:CursorWrapper.execute"),
     ("deliveries", "  answer", "attribution.platforms.receiver:Receiver._answer"),
-    ("deliveries", "    its JSON (_json)", "attribution.platforms.receiver:_json"),
+    ("deliveries", "    its JSON (json_answer)", "attribution.platforms.receiver:json_answer"),
     ("deliveries", "request signals (connections, ...)", "django.dispatch.dispatcher:Signal.send"),
 ]
 _CALIBRATION_CALLS = 2000

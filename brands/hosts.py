@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import idna
 from publicsuffixlist import PublicSuffixList
 
+_SITE_PATH = re.compile(r"(/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)*")
 _HOST = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
 
 
@@ -43,6 +44,21 @@ def normalize_host(value: str) -> str | None:
     if len(host) > 253 or not _HOST.fullmatch(host):
         return None
     return host
+
+
+def site_key(value: str) -> str | None:
+    """A site's host (as normalize_host) with its path, without a trailing slash: "shop.example/store". A WordPress
+    site can live under a path, so two sites of one host have two keys; a site at the host's root, the host."""
+    host = normalize_host(value)
+    if host is None:
+        return None
+    text = value.strip()
+    try:
+        path = urlsplit(text if "//" in text else "//" + text).path.rstrip("/")
+    except ValueError:
+        return None
+    key = f"{host}{path}"
+    return key if len(key) <= 253 and _SITE_PATH.fullmatch(path) else None
 
 
 _psl = PublicSuffixList()

@@ -6,12 +6,15 @@ attribution: so the registry tells each platform here as it registers it, when D
 validation, its title and the connection forms' choices (brands.forms: the admin's and the setup page's) read
 this list; nothing here imports upward.
 
-A platform told here has a `name`, a `title` and a `shop_domain_problem(domain) -> str` (what is wrong with a
-shop's domain for it, empty when nothing is): attribution.platforms.notice.Platform.
+A platform told here has a `name`, a `title`, a `shop_domain_problem(domain) -> str` (what is wrong with a
+shop's domain for it, empty when nothing is) and a `shop_key(value)` (how its shops are keyed: the host, or for
+WooCommerce the site's host and path): attribution.platforms.notice.Platform.
 """
 
 import re
 from typing import Protocol
+
+from brands.hosts import normalize_host
 
 # What PlatformConnection.platform may hold (its CHECK constraint says the same): a lowercase name of letters,
 # digits and underscores starting with a letter, at most 17 characters (the outcome log's endpoint holds the
@@ -25,6 +28,8 @@ class KnownPlatform(Protocol):
     title: str
 
     def shop_domain_problem(self, domain: str) -> str: ...
+
+    def shop_key(self, value: str) -> str | None: ...
 
 
 KNOWN: dict[str, KnownPlatform] = {}
@@ -63,3 +68,9 @@ def shop_domain_problem(name: str, domain: str) -> str:
     """What is wrong with `domain` (normalized) as a shop of platform `name`; empty when nothing is."""
     platform = KNOWN.get(name)
     return platform.shop_domain_problem(domain) if platform else ""
+
+
+def shop_key(name: str, value: str) -> str | None:
+    """`value` (a domain or an address) as platform `name` keys its shops; None when it names none."""
+    platform = KNOWN.get(name)
+    return platform.shop_key(value) if platform else normalize_host(value)

@@ -258,6 +258,10 @@ API_THROTTLE_RATES = {
     # limit), stored in the connection's brand's log a few an hour; beyond, counted per connection and hour
     # (health.log.models.RefusedDeliveryCount). A real shop never sends more than a few.
     "signature_failures": env("THROTTLE_SIGNATURE_FAILURES", default="5/hour"),
+    # WooCommerce's key handover callback, per address: a site posts one per handover its administrator approves.
+    "key_handovers": env("THROTTLE_KEY_HANDOVERS", default="10/min"),
+    # "Sync now" on the Sync page, per brand: one run per shop is queued at a time; this bounds the presses.
+    "sync_now": env("THROTTLE_SYNC_NOW", default="10/hour"),
 }
 # Where the counts live: the shared cache with REDIS_URL, else the database; never one worker's memory.
 THROTTLE_STORE = "cache" if env("REDIS_URL", default="") else "database"
@@ -345,6 +349,8 @@ RETENTION_DAYS = {
         "platform_deliveries": 30,
         # The shops' syncs and the orders each read (SyncRun, SyncedOrder); the daily capture figures stay.
         "sync_runs": 400,
+        # WooCommerce key handovers (KeyHandover): refused an hour after they start; the unconfirmed hold keys.
+        "key_handovers": 1,
     }.items()
 }
 

@@ -27,7 +27,7 @@ urlpatterns = [
     # The reconciliation of a brand's order book, a way in of its own beside the event API (docs/reconciliation.md).
     re_path(r"^api/Affiliates/", include("attribution.reconciliation.urls")),
     # Storefront platforms' order webhooks, one receiver per platform (docs/integration.md, "Storefront platforms").
-    path("api/platforms/", include("attribution.platforms.receiver")),
+    path("api/platforms/", include("attribution.platforms.urls")),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

@@ -31,7 +31,7 @@ from attribution.models import (
     SyncedOrder,
     SyncRun,
 )
-from brands.models import Brand
+from brands.models import Brand, KeyHandover
 from health.alerts.models import Incident, Notification
 
 CLICK_BATCH = 10_000
@@ -104,6 +104,11 @@ def _sync_runs(cutoff: datetime) -> int:
     return deleted
 
 
+def _key_handovers(cutoff: datetime) -> int:
+    # A handover is refused an hour after it started; one never confirmed holds a site's keys, sealed, until then.
+    return KeyHandover.objects.filter(created_at__lt=cutoff).delete()[0]
+
+
 def _expired_sessions(cutoff: datetime) -> int:
     return Session.objects.filter(expire_date__lt=cutoff).delete()[0]
 
@@ -149,6 +154,7 @@ PRUNES = [
     Prune("clicks past their brand's window that attributed no order", "unused_clicks", _unused_clicks),
     Prune("reconciliations of order books with their book rows", "reconciliations", _reconciliations),
     Prune("shops' syncs with the orders they read", "sync_runs", _sync_runs),
+    Prune("WooCommerce key handovers", "key_handovers", _key_handovers),
 ]
 
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 from attribution.billing.writers import lock_due_commissions
 from attribution.http.throttles import prune_counters
 from attribution.models import Reconciliation
+from attribution.platforms.sync import queued
 from attribution.reconciliation import applying
 from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
@@ -152,14 +153,21 @@ def connections_to_sync() -> list[int]:
 def sync_shop(connection_id: int, trigger: str = "nightly", since: str = "", until: str = "") -> str:
     """One shop's sync (attribution.platforms.sync), then its incidents; a run with pages left after the task's
     time is carried on by a task of its own, from its last page."""
-    synced = sync_incidents.sync_and_report(
-        connection_id,
-        trigger=trigger,
-        since=datetime.fromisoformat(since) if since else None,
-        until=datetime.fromisoformat(until) if until else None,
-    )
+    try:
+        synced = sync_incidents.sync_and_report(
+            connection_id,
+            trigger=trigger,
+            since=datetime.fromisoformat(since) if since else None,
+            until=datetime.fromisoformat(until) if until else None,
+        )
+    except Exception:
+        if trigger == "manual":
+            queued.release(connection_id)
+        raise
     if synced.unfinished:
         sync_incidents.queue_sync(connection_id, trigger)
+    elif trigger == "manual":  # Sync now's run has finished: the next press may queue one
+        queued.release(connection_id)
     return sync_incidents.describe_synced(synced)
 
 

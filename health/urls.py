@@ -28,7 +28,6 @@ urlpatterns = [
     path("export.csv", events.export, name="export"),
     path("setup/", setup.setup_page, name="setup"),
     # Connecting a shop with its platform's consent (issue 47: Shopify OAuth, WooCommerce's key handover).
-    path("setup/connect", connect_shop.connect_continue, name="connect_continue"),
     path("setup/shopify/connect", connect_shop.shopify_connect, name="shopify_connect"),
     path("setup/shopify/callback", connect_shop.shopify_callback, name="shopify_callback"),
     path("setup/shopify/install", install_shop.shopify_install, name="shopify_install"),

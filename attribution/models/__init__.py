@@ -12,7 +12,7 @@ from .reconciliations import BookRow, Reconciliation
 from .replays import DeadLetter, SpoolBacklog, SpoolReplay
 from .review import CommissionHold, ReviewFlag, ReviewSettings, Rule
 from .statements import Adjustment, Statement
-from .syncs import DailyCapture, SyncedOrder, SyncRun
+from .syncs import DailyCapture, QueuedSync, SyncedOrder, SyncRun
 
 __all__ = [
     "LINK_CODE_ALPHABET",
@@ -38,6 +38,7 @@ __all__ = [
     "SpoolBacklog",
     "SpoolReplay",
     "Statement",
+    "QueuedSync",
     "SyncRun",
     "SyncedOrder",
     "new_click_id",

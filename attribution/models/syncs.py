@@ -88,6 +88,29 @@ class SyncRun(models.Model):
         return f"sync {self.pk} of connection {self.connection_id} ({self.status})"
 
 
+class QueuedSync(models.Model):
+    """A Sync now waiting for the task runner or running: one per connection, so a repeated press queues nothing
+    more (docs/threat-model.md, "Round six", finding 5). Removed when its sync has finished; one older than
+    attribution.platforms.sync.queued.STALE_SECONDS (its task lost) no longer counts."""
+
+    brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+", db_index=False)
+    connection = models.ForeignKey(
+        PlatformConnection, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    queued_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # One queued or running Sync now per shop, whatever the presses and web workers: the second INSERT fails.
+            models.UniqueConstraint(fields=["connection"], name="queued_sync_one_per_connection"),
+        ]
+
+    def __str__(self):
+        return f"Sync now of connection {self.connection_id} queued {self.queued_at:%Y-%m-%d %H:%M}"
+
+
 class SyncedOrder(models.Model):
     """An order a sync read, once (the first run that read it): by which path it had come when the sync first
     saw it, or that the sync brought it (`path` sync: the list of what was missing). The daily capture counts

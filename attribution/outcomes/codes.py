@@ -49,6 +49,9 @@ class Outcome(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     OPTIONS = "options"
     PING = "ping"
+    # The platforms' calls about a connection (attribution.platforms.connect.views): answered, never recorded.
+    APP_REQUEST = "app_request"
+    KEYS_RECEIVED = "keys_received"
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,12 @@ OUTCOMES: dict[Outcome, OutcomeInfo] = {
     ),
     Outcome.OPTIONS: OutcomeInfo(200, "What this endpoint takes", recorded=False),
     Outcome.PING: OutcomeInfo(200, "WooCommerce's ping when a webhook is saved", recorded=False),
+    Outcome.APP_REQUEST: OutcomeInfo(
+        200, "The Shopify app's app/uninstalled or compliance request, acted on", recorded=False
+    ),
+    Outcome.KEYS_RECEIVED: OutcomeInfo(
+        200, "WooCommerce's keys checked; they wait for the brand's confirmation", recorded=False
+    ),
 }
 
 assert set(OUTCOMES) == set(Outcome), "every outcome needs its status, label and fix"

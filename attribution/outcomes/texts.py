@@ -217,6 +217,17 @@ TEXTS: dict[str, str] = {
     "review.rejected": "The hold on the commission of order {order_id} was rejected: the commission was cancelled.",
     "review.not_held": "The commission of order {order_id} is {state}, not held: nothing was decided.",
     "review.failed": "Reviewing failed on our side and nothing was decided. Fix: send the same review again.",
+    # the platforms' calls about a connection (attribution.platforms.connect.views)
+    "connect.too_large": "The body is over {limit} KB.",
+    "connect.no_app_signature": "X-Shopify-Hmac-Sha256 is missing or not the app's signature.",
+    "connect.wrong_topic": "This address receives {topic} only.",
+    "connect.not_the_shop": "The body must be the topic's JSON object, naming the shop of X-Shopify-Shop-Domain.",
+    "connect.retried": "This request was already received and acted on.",
+    "connect.repeated": "This request repeats one received on {at} UTC: nothing more was done.",
+    "connect.too_many_handovers": "Too many key handovers from this address; try again later.",
+    "connect.not_json": "The body must be JSON.",
+    "connect.keys_waiting": "The keys of {site} were checked; they wait for the brand's confirmation.",
+    "connect.method": "Send POST.",
     # the read API
     "read.test_flag": "test must be true or false.",
     "read.brand_inactive": "The brand of this developer key is inactive.",

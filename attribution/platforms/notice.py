@@ -38,6 +38,7 @@ from attribution.parsing import (
     shown_order_id,
 )
 from brands.emails import EmailHash, is_disposable, verdict
+from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import HASHED_PREFIX, hashed
 
@@ -202,8 +203,12 @@ class Platform:
         empty when nothing is (brands.known_platforms asks it when a connection is made)."""
         return ""
 
+    def shop_key(self, value: str) -> str | None:
+        """How a connection of this platform keys its shop (brands.known_platforms asks it): the host."""
+        return normalize_host(value)
+
     def shop_of(self, request) -> str:
-        """The shop's domain as the delivery names it (normalized by the caller)."""
+        """The shop's domain as the delivery names it (keyed by the caller with `shop_key`)."""
         return request.META.get(self.shop_header, "")
 
     def topic_of(self, request) -> str:

@@ -4,8 +4,8 @@ the hooks its platform's module declares (attribution.platforms.notice.Platform:
 delivery id, the topics, the order read into an attribution.platforms.notice.OrderNotice).
 
 One receiver per registered platform (attribution.platforms.registry), at /api/platforms/<name> and reversed as
-"platforms:<name>", with or without a trailing slash and never redirected, as the event API's paths
-(docs/decisions.md, "Paths").
+"platforms:<name>" (attribution.platforms.urls). Its stages `read_body` and `json_answer` serve the platforms'
+other calls too (attribution.platforms.connect.views).
 
 The decision order of a delivery (docs/decisions.md, "Decision order of a platform's delivery"):
 body over the limit (413) → no approved connection for the shop (401 unknown_shop; a claim waiting for approval
@@ -29,7 +29,6 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError
 from django.http import HttpResponse
-from django.urls import re_path
 from django.utils import timezone
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -38,7 +37,6 @@ from attribution.durability import faults
 from attribution.http import throttles
 from attribution.models import PlatformDelivery
 from attribution.outcomes import Outcome, Result, envelope, say
-from brands.hosts import normalize_host
 from brands.models import PlatformConnection
 from brands.privacy import keep_platform_body
 from brands.resolution import connection_for
@@ -54,10 +52,8 @@ from health.log.writer import (
 )
 
 from .claims import signed_by_a_waiting_claim
-from .connect import views as connect_views
 from .notice import Action, OrderNotice, Platform, loads_order
 from .record import receive, recorded_as_change
-from .registry import platforms
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +72,9 @@ class Receiver(View):
         return csrf_exempt(super().as_view(**initkwargs))
 
     def http_method_not_allowed(self, request, *args, **kwargs):
-        return _json(envelope(success=False, outcome=Outcome.METHOD_NOT_ALLOWED, text="Send POST."), 405)
+        return json_answer(
+            envelope(success=False, outcome=Outcome.METHOD_NOT_ALLOWED, text="Send POST."), 405
+        )
 
     def post(self, request, *args, **kwargs):
         try:
@@ -91,7 +89,7 @@ class Receiver(View):
     def _post(self, request):
         received_at = timezone.now()
         request.event_endpoint = self.platform.name
-        body = _read_body(request)
+        body = read_body(request)
         receipt = Receipt(
             endpoint=self.platform.name,
             received_at=received_at,
@@ -99,7 +97,7 @@ class Receiver(View):
             body=body,
             body_parsed=False,
         )
-        shop = normalize_host(self.platform.shop_of(request)) or ""
+        shop = self.platform.shop_key(self.platform.shop_of(request)) or ""
         if body is None:
             return self._refuse(
                 request,
@@ -113,7 +111,7 @@ class Receiver(View):
             )
         webhook = self.platform.ping_of(request, body)
         if webhook is not None:
-            return _json(
+            return json_answer(
                 envelope(success=True, outcome=Outcome.PING, text=say("platform.ping", webhook=webhook)), 200
             )
         connection = connection_for(self.platform.name, shop) if shop else None
@@ -264,12 +262,12 @@ class Receiver(View):
         request.event_brand_id = result.brand_id
         request.event_outcome = str(result.outcome)
         headers = {"WWW-Authenticate": self.platform.signature_scheme} if result.http_status == 401 else None
-        return _json(result.body(), result.http_status, headers=headers)
+        return json_answer(result.body(), result.http_status, headers=headers)
 
 
-def _read_body(request) -> bytes | None:
-    """The raw body, or None when it is over PLATFORM_BODY_MAX_BYTES (nothing of it is then read)."""
-    limit = settings.PLATFORM_BODY_MAX_BYTES
+def read_body(request, *, limit: int | None = None) -> bytes | None:
+    """The raw body, or None when it is over `limit` (PLATFORM_BODY_MAX_BYTES; nothing of it is then read)."""
+    limit = settings.PLATFORM_BODY_MAX_BYTES if limit is None else limit
     length = request.META.get("CONTENT_LENGTH") or "0"
     if length.isdigit() and int(length) > limit:
         return None
@@ -335,7 +333,8 @@ def _count(shop: str, at) -> None:
 _ANSWER_ENCODER = DjangoJSONEncoder(separators=(",", ":"))
 
 
-def _json(body: dict, status: int, *, headers=None) -> HttpResponse:
+def json_answer(body: dict, status: int, *, headers=None) -> HttpResponse:
+    """Every answer of a platform's way in: the /api/ envelope (success, outcome, message or error)."""
     return HttpResponse(
         _ANSWER_ENCODER.encode(body), status=status, headers=headers, content_type="application/json"
     )
@@ -348,16 +347,3 @@ def _header_name(meta_key: str) -> str:
 def _short(exc: Exception) -> str:
     text = str(exc) or type(exc).__name__
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-app_name = "platforms"
-
-urlpatterns = [
-    re_path(rf"^{platform.name}/?$", Receiver.as_view(platform=platform), name=platform.name)
-    for platform in platforms()
-] + [
-    # Issue 47, connecting a shop (attribution.platforms.connect): the Shopify app's own webhooks (app/uninstalled
-    # and the compliance topics, one address each) and WooCommerce's key handover callback.
-    re_path(r"^shopify/app/(?P<kind>[a-z-]+)/?$", connect_views.shopify_app_webhook, name="shopify_app"),
-    re_path(r"^woocommerce/keys/?$", connect_views.woocommerce_keys_callback, name="woocommerce_keys"),
-]

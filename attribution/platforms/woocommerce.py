@@ -22,6 +22,7 @@ from decimal import Decimal, InvalidOperation
 
 from attribution.links import CLICK_ID_NAME
 from attribution.outcomes import Outcome, say
+from brands.hosts import site_key
 from brands.models import PlatformConnection
 from brands.privacy import hashed
 
@@ -99,6 +100,7 @@ class WooCommerce(Platform):
         ("HTTP_X_WC_WEBHOOK_ID", "X-WC-Webhook-ID"),
         ("HTTP_X_WC_WEBHOOK_DELIVERY_ID", "X-WC-Webhook-Delivery-ID"),
     )
+
     setup_steps = (
         "Put the tag of step 1 on every page; have your checkout keep the <code>sms_click_id</code> cookie in the "
         "order's meta data under <code>sms_click_id</code>, so the click reaches the order.",
@@ -115,6 +117,10 @@ class WooCommerce(Platform):
         "It sends a signed <code>order.created</code> of a pending order: WooCommerce has no test flag, so a "
         "pending order proves the signature and records nothing."
     )
+
+    def shop_key(self, value: str) -> str | None:
+        """A WordPress site can live under a path: its connections are keyed by host and path (round six)."""
+        return site_key(value)
 
     def signature(self, body: bytes, secret: str) -> str:
         """The signature check's half that is the platform's: the base64 HMAC-SHA256 of the raw body."""

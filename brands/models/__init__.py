@@ -12,6 +12,7 @@ from brands.timezones import validate_time_zone  # noqa: F401  (migration 0004 n
 from .brand import DEFAULT_REPORTING_CURRENCY, Brand
 from .creators import Creator, DiscountCode, KnownShopper
 from .developer_keys import DeveloperKey, DeveloperKeyManager
+from .key_handovers import KeyHandover
 from .platform_connections import PlatformConnection, connection_of_shop
 from .privacy_requests import PlatformPrivacyRequest
 from .properties import Property
@@ -25,6 +26,7 @@ __all__ = [
     "DeveloperKey",
     "DeveloperKeyManager",
     "DiscountCode",
+    "KeyHandover",
     "KnownShopper",
     "PlatformConnection",
     "PlatformPrivacyRequest",

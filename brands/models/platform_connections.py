@@ -9,7 +9,6 @@ from django.db import models
 from django.utils import timezone
 
 from brands import known_platforms, sealing
-from brands.hosts import normalize_host
 from config.lib.sql import SelectStatement
 
 from .brand import Brand
@@ -47,7 +46,8 @@ class PlatformConnection(models.Model):
     shop_domain = models.CharField(
         max_length=253,
         help_text="Shopify: the shop's name.myshopify.com domain (what Shopify sends as "
-        "X-Shopify-Shop-Domain). WooCommerce: the host of the WordPress site (its X-WC-Webhook-Source).",
+        "X-Shopify-Shop-Domain). WooCommerce: the WordPress site's host and path, if it has one (shop.example/store; "
+        "its X-WC-Webhook-Source).",
     )
     property = models.ForeignKey(
         Property,
@@ -172,7 +172,7 @@ class PlatformConnection(models.Model):
             raise ValidationError(
                 {"platform": "Choose one of the platforms this service receives orders from."}
             )
-        domain = normalize_host(self.shop_domain or "")
+        domain = known_platforms.shop_key(self.platform, self.shop_domain or "")
         if not domain or "." not in domain:
             raise ValidationError({"shop_domain": "Enter the shop's domain, such as name.myshopify.com."})
         problem = known_platforms.shop_domain_problem(self.platform, domain)
@@ -183,7 +183,7 @@ class PlatformConnection(models.Model):
             raise ValidationError({"property": "The property belongs to another brand."})
 
     def save(self, *args, **kwargs):
-        self.shop_domain = normalize_host(self.shop_domain) or self.shop_domain
+        self.shop_domain = known_platforms.shop_key(self.platform, self.shop_domain) or self.shop_domain
         super().save(*args, **kwargs)
 
     def is_pending(self) -> bool:  # a method: `property` here is the field

@@ -1,5 +1,5 @@
 """A platform's privacy request about data the service holds: Shopify's compliance topics (customers/data_request,
-customers/redact, shop/redact), kept with what was held and what was done (docs/integration.md, "Privacy
+customers/redact, shop/redact) and its app/uninstalled, kept with what was held and what was done (docs/integration.md, "Privacy
 requests"). Account managers read them in the admin; the one for a data request says what to send the merchant.
 """
 
@@ -15,6 +15,7 @@ class PlatformPrivacyRequest(models.Model):
         DATA_REQUEST = "customers/data_request", "A shopper asked for their data"
         CUSTOMER_REDACT = "customers/redact", "Erase a shopper's data"
         SHOP_REDACT = "shop/redact", "Erase the shop's data"
+        UNINSTALLED = "app/uninstalled", "The shop uninstalled the app"
 
     # Null when no connection of the shop is known (nothing is held then, and the request says so).
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
@@ -26,6 +27,9 @@ class PlatformPrivacyRequest(models.Model):
     topic = models.CharField(max_length=32, choices=Topic.choices)
     # The platform's id of this delivery (X-Shopify-Webhook-Id, the same on every retry): a retry is one request.
     delivery_id = models.CharField(max_length=255)
+    # sha256:<hex> of the signed body: a body received again under another delivery id is a replay, and does
+    # nothing new (docs/threat-model.md, "Round six", finding 7). "" on requests kept before it was.
+    body_digest = models.CharField(max_length=71, blank=True, default="")
     # The platform's customer id and the shopper's address hashed (brands.hosts.hash_email); never the address.
     customer_id = models.CharField(max_length=64, blank=True, default="")
     email_hash = models.CharField(max_length=64, blank=True, default="")
@@ -43,6 +47,8 @@ class PlatformPrivacyRequest(models.Model):
             ),
         ]
         indexes = [
+            # Whether a body was received before (attribution.platforms.connect.views): one lookup per delivery.
+            models.Index(fields=["shop_domain", "topic", "body_digest"], name="privacy_request_body_idx"),
             # The admin's list: newest first.
             models.Index(fields=["-received_at"], name="privacy_request_time_idx"),
         ]

@@ -1,7 +1,9 @@
 """A brand's storefront-platform connections: the signing secret is write-only and kept encrypted, a replaced
 one verifies for an hour, and an enabled connection hands the brand's orders off."""
 
+import re
 from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
 
 import pytest
 from cryptography.fernet import Fernet
@@ -255,3 +257,72 @@ def test_the_admin_shows_when_an_expiring_pair_expires_and_never_the_tokens(mana
     assert "valid until 2027-02-26" in html
     assert "shpat_access_1" not in html and "shprt_refresh_1" not in html
     assert connection.refresh_token not in html
+
+
+class _FormValues(HTMLParser):
+    """The values a browser would post for the page's first POST form, as the page shows them."""
+
+    def __init__(self):
+        super().__init__()
+        self.values, self._in_form, self._select, self._textarea = {}, False, None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form" and attrs.get("method", "").lower() == "post":
+            self._in_form = True
+        elif not self._in_form or "name" not in attrs and tag != "option":
+            return
+        elif tag == "input" and attrs.get("type") not in ("submit", "button", "file"):
+            if attrs.get("type") not in ("checkbox", "radio") or "checked" in attrs:
+                self.values[attrs["name"]] = attrs.get("value", "")
+        elif tag == "select":
+            self._select = attrs["name"]
+            self.values.setdefault(self._select, "")
+        elif tag == "option" and self._select and "selected" in attrs:
+            self.values[self._select] = attrs.get("value", "")
+        elif tag == "textarea":
+            self._textarea = attrs["name"]
+            self.values[self._textarea] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._in_form = False
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.values[self._textarea] += data
+
+
+def as_shown(html: str) -> dict:
+    parser = _FormValues()
+    parser.feed(html)
+    return parser.values
+
+
+def test_a_brand_with_an_oauth_connection_is_saved_unchanged_in_the_admin(manager_client, prop):
+    """The app's secret signs an OAuth connection's webhooks: the brand has none to paste (round six, "Also")."""
+    connection = PlatformConnection(
+        brand=prop.brand,
+        property=prop,
+        platform="shopify",
+        shop_domain="acme-demo.myshopify.com",
+        connected_via=PlatformConnection.ConnectedVia.OAUTH,
+    )
+    connection.set_credential("shpat_token")
+    connection.save()
+    page = f"/admin/brands/brand/{prop.brand_id}/change/"
+    values = as_shown(manager_client.get(page).content.decode())
+
+    response = manager_client.post(page, {**values, "commission_rate_percent": "15"})
+
+    assert response.status_code == 302, re.findall(
+        r'<ul class="errorlist[^"]*">.*?</ul>', response.content.decode()
+    )
+    prop.brand.refresh_from_db()
+    assert prop.brand.commission_rate_percent == 15
+    connection.refresh_from_db()
+    assert (connection.secret, connection.credential_plain()) == ("", "shpat_token")

@@ -18,7 +18,7 @@ from attribution.models import (
     SpoolBacklog,
     SpoolReplay,
 )
-from brands.models import PlatformConnection
+from brands.models import KeyHandover, PlatformConnection
 from health import tasks
 from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
 from health.pruning import prune_tables
@@ -208,6 +208,19 @@ def test_reconciliations_go_after_90_days_with_their_book_rows(brand):
     assert deleted["reconciliations of order books with their book rows"] == 4  # a run and its three rows
     assert set(Reconciliation.objects.values_list("pk", flat=True)) == {kept.pk, applying.pk}
     assert set(BookRow.objects.values_list("reconciliation_id", flat=True)) == {kept.pk, applying.pk}
+
+
+def test_key_handovers_go_after_a_day_with_the_keys_they_hold(prop):
+    for site, created_at in (("https://old.example", NOW - timedelta(days=2)), ("https://new.example", NOW)):
+        handover = KeyHandover(
+            brand=prop.brand, property=prop, site_url=site, scope="read", created_at=created_at
+        )
+        handover.keep_keys(credential='{"consumer_key": "ck"}', secret="", site_timezone="")
+        handover.save()
+
+    prune_tables(now=NOW)
+
+    assert list(KeyHandover.objects.values_list("site_url", flat=True)) == ["https://new.example"]
 
 
 def test_each_retention_is_a_setting(db, settings):

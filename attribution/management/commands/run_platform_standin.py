@@ -1,10 +1,12 @@
-"""Serve the platforms' stand-in (attribution.platforms.standin) with the demo's shops, for `make run`."""
+"""Serve the platforms' stand-in (attribution.platforms.standin) with the demo's shops, for `make run`. It signs its
+redirects and webhooks with the configured SHOPIFY_CLIENT_SECRET, so it refuses to start where that secret may be
+a real app's: with DEBUG off (docs/threat-model.md, "Round six", finding 11)."""
 
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from attribution.platforms.standin.app import make_app
 from attribution.platforms.standin.demo import demo_world
@@ -28,6 +30,11 @@ class Command(BaseCommand):
         parser.add_argument("--verbose-calls", action="store_true", help="print every call served")
 
     def handle(self, *args, host, port, verbose_calls, **options):
+        if not settings.DEBUG:
+            raise CommandError(
+                "The stand-in signs with SHOPIFY_CLIENT_SECRET and must not run beside a production service: "
+                "it starts only with DEBUG on (make run)."
+            )
         origin = f"http://{host}:{port}"
         world = demo_world(
             origin=origin,

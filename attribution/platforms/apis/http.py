@@ -9,6 +9,9 @@
   apis/woocommerce.py), so this layer does not retry.
 """
 
+import contextlib
+import contextvars
+
 import httpx
 from django.conf import settings
 
@@ -19,10 +22,26 @@ from .errors import PlatformAPIError, PlatformUnavailable
 USER_AGENT = "creator-attribution/1 (+order sync)"
 
 
+_cap: contextvars.ContextVar[int | None] = contextvars.ContextVar("platform_answer_cap", default=None)
+
+
+@contextlib.contextmanager
+def capped(max_bytes: int):
+    """Within the block, a platform's answer is read to at most `max_bytes` (a key handover's check: 1 MB)."""
+    token = _cap.set(max_bytes)
+    try:
+        yield
+    finally:
+        _cap.reset(token)
+
+
 def policy() -> outbound.Policy:
+    cap = _cap.get()
     return outbound.Policy(
         deadline=settings.PLATFORM_CALL_SECONDS,
-        max_bytes=settings.PLATFORM_ANSWER_MAX_BYTES,
+        max_bytes=settings.PLATFORM_ANSWER_MAX_BYTES
+        if cap is None
+        else min(cap, settings.PLATFORM_ANSWER_MAX_BYTES),
         plain_http=plain_http_pairs(settings.PLATFORM_PLAIN_HTTP_HOSTS),
         user_agent=USER_AGENT,
     )

@@ -1,29 +1,31 @@
 """WooCommerce's key handover (wc-auth): the address that asks the site's administrator to hand a REST key pair
-to the service, the signed `user_id` that binds the handover to the brand, the property and the site, and the
-callback's checks: the keys read the site's orders, and the site's /wp-json/ `home` is the claimed site. Then
-the service makes its own order webhooks with their own secret, when the keys may write
-(docs/threat-model.md, "Connecting a shop").
+to the service, the opaque `user_id` naming the handover kept here (brand, property, site, scope), and the
+callback's checks: the handover is taken once, the keys read the site's orders, the site's /wp-json/ `home` is
+the claimed site. The service then makes its own order webhooks with their own secret, when it asked to write.
+The keys wait, sealed, on the handover until the brand user who started it confirms it on the return page:
+only then is the connection made (docs/threat-model.md, "Connecting a shop" and "Round six").
 """
 
 import json
 import secrets
+from datetime import timedelta
 from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
-from django.core import signing
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
-from brands.hosts import normalize_host
-from brands.models import PlatformConnection, Property
+from brands.hosts import normalize_host, site_key
+from brands.models import Brand, KeyHandover, PlatformConnection, Property
 
 from ..apis.errors import PlatformAPIError
 from ..apis.http import check_url
 from ..apis.woocommerce import WooCommerceREST, site_origin
 from .connections import ConnectRefused, Proved, keep_proved
+from .site_check import checking, no_retry, said
 
-SALT = "attribution.platforms.connect.woocommerce_keys"
-HANDOVER_SECONDS = 60 * 60  # an administrator may take a while to approve; the token is then refused
+HANDOVER_SECONDS = 60 * 60  # an administrator may take a while to approve; the handover is then refused
 SCOPES = ("read_write", "read")  # read_write (default): the service makes its webhooks; read: made by hand
 WEBHOOK_TOPICS = ("order.created", "order.updated", "order.deleted")
 
@@ -53,24 +55,30 @@ def same_site(a: str, b: str) -> bool:
     )
 
 
-def handover_token(*, prop: Property, site_url: str, scope: str, nonce: str) -> str:
-    """The `user_id` WooCommerce carries to the callback: signed and timed, naming the brand, the property, the
-    site and the scope asked; `nonce` is also kept in the asking session, whose return page checks it."""
-    return signing.dumps(
-        {"b": prop.brand_id, "p": prop.pk, "s": site_origin(site_url), "sc": scope, "n": nonce},
-        salt=SALT,
-        compress=True,
+def start_handover(*, prop: Property, site_url: str, scope: str) -> KeyHandover:
+    """A new handover of the site's keys for the property's brand; its opaque id is the `user_id` the site
+    carries to the callback and back to the return page."""
+    return KeyHandover.objects.create(
+        brand_id=prop.brand_id, property=prop, site_url=site_origin(site_url), scope=scope
     )
 
 
-def read_token(token: str) -> dict:
-    """The handover a `user_id` names; ConnectRefused when it is not ours, or too old."""
-    try:
-        return signing.loads(token, salt=SALT, max_age=HANDOVER_SECONDS)
-    except signing.SignatureExpired as exc:
-        raise ConnectRefused("This key handover is too old; start it again from the setup page.") from exc
-    except signing.BadSignature as exc:
-        raise ConnectRefused("This key handover was not started by this service.") from exc
+def _fresh(now) -> dict:
+    return {"created_at__gt": now - timedelta(seconds=HANDOVER_SECONDS)}
+
+
+def _take(handover_id: str) -> KeyHandover:
+    """The handover `handover_id` names, taken for this callback (one use); ConnectRefused otherwise."""
+    now = timezone.now()
+    taken = KeyHandover.objects.filter(handover_id=handover_id, called_at__isnull=True, **_fresh(now)).update(
+        called_at=now
+    )
+    if not taken:
+        raise ConnectRefused(
+            "This key handover was not started by this service, was used already or is too old: start it "
+            "again from the setup page."
+        )
+    return KeyHandover.objects.select_related("property__brand").get(handover_id=handover_id)
 
 
 def authorize_url(*, site_url: str, scope: str, user_id: str, return_url: str) -> str:
@@ -86,51 +94,88 @@ def authorize_url(*, site_url: str, scope: str, user_id: str, return_url: str) -
     return f"{site_origin(site_url)}/wc-auth/v1/authorize?{query}"
 
 
-def accept_keys(body: dict) -> PlatformConnection:
-    """Check the keys WooCommerce POSTed and keep the connection; ConnectRefused (nothing kept) otherwise."""
+def accept_keys(body: dict) -> KeyHandover:
+    """Check the keys WooCommerce POSTed and keep them on their handover, to wait for the confirmation;
+    ConnectRefused (nothing kept) otherwise. The rights are the ones the service asked for, whatever the body
+    says."""
     fields = ("user_id", "consumer_key", "consumer_secret", "key_permissions")
     if not isinstance(body, dict) or any(
         not isinstance(body.get(name), str) or not body[name] for name in fields
     ):
         raise ConnectRefused(f"Expected a JSON object with {', '.join(fields)}.")
-    handover = read_token(body["user_id"])
-    prop = Property.objects.select_related("brand").filter(pk=handover["p"], brand_id=handover["b"]).first()
-    if prop is None:
-        raise ConnectRefused("The property this handover was for no longer exists.")
-    site, permissions = handover["s"], body["key_permissions"]
-    woo = WooCommerceREST(site, body["consumer_key"], body["consumer_secret"])
+    handover = _take(body["user_id"])
+    site, scope = handover.site_url, handover.scope
+    if body["key_permissions"] != scope:
+        raise ConnectRefused(f"The keys were asked with {scope} rights, not {body['key_permissions'][:20]}.")
+    woo = WooCommerceREST(site, body["consumer_key"], body["consumer_secret"], sleep=no_retry)
+    with checking():  # one deadline over every call to the site, each answer capped (site_check)
+        secret, info = _check_keys(woo, site, scope)
+    handover.keep_keys(
+        credential=json.dumps(
+            {"consumer_key": body["consumer_key"], "consumer_secret": body["consumer_secret"]}
+        ),
+        secret=secret,
+        site_timezone=str(info.get("timezone_string") or ""),
+    )
+    handover.save(update_fields=["credential", "secret", "site_timezone"])
+    return handover
+
+
+def _check_keys(woo: WooCommerceREST, site: str, scope: str) -> tuple[str, dict]:
+    """The keys read the site's orders, the site is the one named, and (read_write) its webhooks are made with
+    a new signing secret: that secret ("" for read keys) and the site's index; ConnectRefused otherwise."""
     try:
         woo.get("/wp-json/wc/v3/orders", {"per_page": 1})
         info = woo.site_info()
     except PlatformAPIError as exc:
-        raise ConnectRefused(f"The keys could not read the site's orders: {exc}") from exc
+        raise ConnectRefused(f"The keys could not read the site's orders: {said(exc)}") from exc
     home = str(info.get("home") or "")
     if not same_site(home, site):
         raise ConnectRefused(
             f"The site answers as {home or 'no address'}, not {site}: nothing was connected."
         )
-    proved = Proved(
-        platform="woocommerce",
-        shop_domain=normalize_host(urlsplit(site).netloc),
-        via=PlatformConnection.ConnectedVia.KEY_HANDOVER,
-        credential=json.dumps(
-            {"consumer_key": body["consumer_key"], "consumer_secret": body["consumer_secret"]}
-        ),
-        scopes=[permissions],
-        timezone=str(info.get("timezone_string") or ""),
-        site_url=site,
+    secret = secrets.token_urlsafe(32) if scope == "read_write" else ""
+    if secret:
+        # If the webhooks cannot be made, nothing is kept and the callback fails, so WooCommerce deletes the
+        # keys it could not hand over and the administrator can start again.
+        try:
+            make_webhooks(woo, secret)
+        except PlatformAPIError as exc:
+            raise ConnectRefused(f"The site refused the service's webhooks: {said(exc)}") from exc
+    return secret, info
+
+
+def waiting(*, brand: Brand, handover_id: str) -> KeyHandover | None:
+    """The brand's handover `handover_id` whose checked keys wait for a confirmation; None otherwise."""
+    return (
+        KeyHandover.objects.filter(
+            brand=brand, handover_id=handover_id, confirmed_at__isnull=True, **_fresh(timezone.now())
+        )
+        .exclude(credential="")
+        .first()
     )
-    secret = secrets.token_urlsafe(32) if permissions in ("write", "read_write") else ""
-    # One transaction: if the webhooks cannot be made, nothing is kept and the callback fails, so WooCommerce
-    # deletes the keys it could not hand over and the administrator can start again.
+
+
+def confirm(*, brand: Brand, handover_id: str) -> PlatformConnection:
+    """The connection the waiting handover's keys make, active at once (the brand user confirmed it); one use.
+    ConnectRefused when nothing waits."""
     with transaction.atomic():
-        connection = keep_proved(prop=prop, proved=proved, secret=secret)
-        if secret:
-            try:
-                make_webhooks(woo, secret)
-            except PlatformAPIError as exc:
-                raise ConnectRefused(f"The site refused the service's webhooks: {exc}") from exc
-    return connection
+        handover = waiting(brand=brand, handover_id=handover_id)
+        confirmed = handover is not None and KeyHandover.objects.filter(
+            pk=handover.pk, confirmed_at__isnull=True
+        ).update(confirmed_at=timezone.now(), credential="", secret="")
+        if not confirmed:
+            raise ConnectRefused("No keys of this handover wait to be confirmed: start it again.")
+        proved = Proved(
+            platform="woocommerce",
+            shop_domain=site_key(handover.site_url),
+            via=PlatformConnection.ConnectedVia.KEY_HANDOVER,
+            credential=handover.credential_plain(),
+            scopes=[handover.scope],
+            timezone=handover.site_timezone,
+            site_url=handover.site_url,
+        )
+        return keep_proved(prop=handover.property, proved=proved, secret=handover.secret_plain())
 
 
 def make_webhooks(woo: WooCommerceREST, secret: str) -> None:

@@ -1,7 +1,9 @@
 """Connecting a shop from the setup page with its platform's consent (docs/integration.md, "Connecting a shop"):
 "Connect with Shopify" (OAuth: the state is bound to this session, one use, ten minutes) and "Connect with
-WooCommerce" (the key handover: its signed user_id names a nonce of this session). The platform's part is
-attribution.platforms.connect's; these views parse, call it and reply."""
+WooCommerce" (the key handover: its opaque id is kept in this session, and only this session confirms the keys
+on the return page). Both start with a POST of the setup page's form, CSRF-checked, so a link cannot start
+one (docs/threat-model.md, "Round six"). The platform's part is attribution.platforms.connect's; these views
+parse, call it and reply."""
 
 import secrets
 import time
@@ -13,7 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from attribution.platforms.connect import shopify_oauth, woocommerce_keys
 from attribution.platforms.connect.connections import ConnectRefused
@@ -62,31 +64,21 @@ def _refused(request, text: str, brand_id=None, status: int = 400):
     )
 
 
-@require_GET
-@brand_page
-def connect_continue(request, chosen):
-    """Where the setup page's connect forms lead: a page of this service that moves on to the connect view, which
-    redirects to the platform. The pages' Content-Security-Policy allows forms to this service only
-    (form-action 'self'), and a browser applies it to a form's redirects too; a refresh is not a form's."""
-    platform = request.GET.get("platform", "")
-    if platform not in ("shopify", "woocommerce"):
-        raise Http404("No such platform.")
-    params = {key: request.GET.get(key, "") for key in request.GET if key != "platform"}
-    params["brand"] = chosen.brand.pk
-    target = f"{reverse(f'health:{platform}_connect')}?{urlencode(params)}"
-    title = "Shopify" if platform == "shopify" else "WooCommerce"
-    return render(request, "health/connect_continue.html", {**chosen.context, "next": target, "title": title})
+def _onward(request, chosen, *, title: str, url: str):
+    """The page that moves on to the platform. The pages' Content-Security-Policy allows forms to this service
+    only (form-action 'self'), and a browser applies it to a form's redirects too; a refresh is not a form's."""
+    return render(request, "health/connect_continue.html", {**chosen.context, "next": url, "title": title})
 
 
-@require_GET
+@require_POST
 @brand_page
 def shopify_connect(request, chosen):
     brand = chosen.brand
-    shop = (request.GET.get("shop") or "").strip().lower()
+    shop = (request.POST.get("shop") or "").strip().lower()
     problem = shopify_oauth.shop_problem(shop)
     if not settings.SHOPIFY_CLIENT_ID or not settings.SHOPIFY_CLIENT_SECRET:
         problem = "This service has no Shopify app configured (SHOPIFY_CLIENT_ID); ask your account manager."
-    prop = _property(brand, request.GET.get("property", ""))
+    prop = _property(brand, request.POST.get("property", ""))
     if prop is None:
         problem = problem or "Register a property first: the shop's orders count for one."
     if problem:
@@ -95,7 +87,8 @@ def shopify_connect(request, chosen):
     state = secrets.token_urlsafe(32)
     _remember(request, OAUTH_SESSION, state, {"brand": brand.pk, "property": prop.pk, "shop": shop})
     redirect_uri = f"{settings.SITE_URL}{reverse('health:shopify_callback')}"
-    return redirect(shopify_oauth.authorize_url(shop=shop, state=state, redirect_uri=redirect_uri))
+    url = shopify_oauth.authorize_url(shop=shop, state=state, redirect_uri=redirect_uri)
+    return _onward(request, chosen, title="Shopify", url=url)
 
 
 @require_GET
@@ -142,62 +135,76 @@ def shopify_callback(request):
     return redirect(_setup(brand.pk))
 
 
-@require_GET
+@require_POST
 @brand_page
 def woocommerce_connect(request, chosen):
     brand = chosen.brand
-    site = (request.GET.get("site") or "").strip().rstrip("/")
-    scope = request.GET.get("scope") or woocommerce_keys.SCOPES[0]
+    site = (request.POST.get("site") or "").strip().rstrip("/")
+    scope = request.POST.get("scope") or woocommerce_keys.SCOPES[0]
     problem = woocommerce_keys.site_problem(site)
     if scope not in woocommerce_keys.SCOPES:
         problem = problem or "Choose what the service may do: read and write, or read only."
-    prop = _property(brand, request.GET.get("property", ""))
+    prop = _property(brand, request.POST.get("property", ""))
     if prop is None:
         problem = problem or "Register a property first: the site's orders count for one."
     if problem:
         messages.error(request, problem)
         return redirect(_setup(brand.pk))
-    nonce = secrets.token_urlsafe(16)
-    _remember(request, HANDOVER_SESSION, nonce, {"brand": brand.pk, "site": site})
-    user_id = woocommerce_keys.handover_token(prop=prop, site_url=site, scope=scope, nonce=nonce)
+    handover = woocommerce_keys.start_handover(prop=prop, site_url=site, scope=scope)
+    _remember(request, HANDOVER_SESSION, handover.handover_id, {"brand": brand.pk, "site": handover.site_url})
     return_url = f"{settings.SITE_URL}{reverse('health:woocommerce_return')}?{urlencode({'brand': brand.pk})}"
-    return redirect(
-        woocommerce_keys.authorize_url(site_url=site, scope=scope, user_id=user_id, return_url=return_url)
+    url = woocommerce_keys.authorize_url(
+        site_url=site, scope=scope, user_id=handover.handover_id, return_url=return_url
     )
+    return _onward(request, chosen, title="WooCommerce", url=url)
 
 
-@require_GET
+def _started_here(request, brand, handover_id) -> dict | None:
+    """This session's pending handover `handover_id` of `brand`, fresh; None otherwise."""
+    pending = (
+        request.session.get(HANDOVER_SESSION, {}).get(handover_id) if isinstance(handover_id, str) else None
+    )
+    if pending is None or pending["brand"] != brand.pk or clock() - pending["at"] >= STATE_SECONDS:
+        return None
+    return pending
+
+
+@require_http_methods(["GET", "POST"])
 @brand_page
 def woocommerce_return(request, chosen):
-    """Where WooCommerce sends the administrator back (success=1 or 0, and our user_id): the keys came, or not,
-    by the callback already; this only tells the person which."""
+    """Where WooCommerce sends the administrator back (success=1 or 0, and our user_id): the keys came, checked,
+    by the callback already, or not. When they did, this session (the one that started the handover) confirms
+    them with a POST; only then is the connection made."""
     brand = chosen.brand
-    try:
-        handover = woocommerce_keys.read_token(request.GET.get("user_id", ""))
-    except ConnectRefused as refused:
-        return _refused(request, str(refused), brand.pk)
-    pending = _take(request, HANDOVER_SESSION, handover.get("n"))
-    if pending is None or pending["brand"] != brand.pk or handover["b"] != brand.pk:
+    handover_id = request.POST.get("user_id") if request.method == "POST" else request.GET.get("user_id")
+    pending = _started_here(request, brand, handover_id)
+    if pending is None:
         return _refused(
             request, "This key handover was not started in this session, or too long ago.", brand.pk
         )
-    host = normalize_host(handover["s"].split("//", 1)[-1].split("/", 1)[0])
-    connection = brand.platform_connections.filter(
-        platform="woocommerce",
-        shop_domain=host,
-        connected_via=PlatformConnection.ConnectedVia.KEY_HANDOVER,
-        disconnected_at__isnull=True,
-    ).first()
-    if request.GET.get("success") == "1" and connection is not None:
+    if request.method == "POST":
+        _take(request, HANDOVER_SESSION, handover_id)
+        try:
+            connection = woocommerce_keys.confirm(brand=brand, handover_id=handover_id)
+        except ConnectRefused as refused:
+            return _refused(request, str(refused), brand.pk)
         made = (
             "its order webhooks were made"
             if connection.secret
             else "make its order webhooks by hand (read-only keys)"
         )
         messages.success(request, f"{connection} is connected: its keys read the site's orders; {made}.")
-    else:
+        return redirect(_setup(brand.pk))
+    handover = woocommerce_keys.waiting(brand=brand, handover_id=handover_id)
+    if request.GET.get("success") != "1" or handover is None:
+        _take(request, HANDOVER_SESSION, handover_id)
         messages.error(
             request,
-            f"WooCommerce did not hand the keys of {handover['s']} over (declined, or the check failed).",
+            f"WooCommerce did not hand the keys of {pending['site']} over (declined, or the check failed).",
         )
-    return redirect(_setup(brand.pk))
+        return redirect(_setup(brand.pk))
+    return render(
+        request,
+        "health/connect_confirm.html",
+        {**chosen.context, "handover": handover, "user_id": handover_id, "setup_url": _setup(brand.pk)},
+    )

@@ -70,13 +70,13 @@ def shopify_install(request):
     if not brands:
         return no_brand_page(request)
     del request.session[PENDING]  # one use: the connect view binds its own state to this session
-    connected = _holding(shop, brands)
-    if len(brands) == 1 or connected:
-        return redirect(_connect_url((connected or brands)[0].pk, shop))
+    choices = _holding(shop, brands) or brands
+    # Connect with Shopify starts with a CSRF-checked POST (a link cannot start it: docs/threat-model.md, round
+    # six): the merchant presses Continue, once per brand she could mean, and the same OAuth flow goes on.
     return render(
         request,
         "health/shopify_install.html",
-        {"shop": shop, "brands": brands, "action": reverse("health:connect_continue")},
+        {"shop": shop, "choices": [(b, _connect_url(b.pk)) for b in choices]},
     )
 
 
@@ -92,5 +92,5 @@ def _holding(shop: str, brands: list) -> list:
     return [b for b in brands if b.pk == held]
 
 
-def _connect_url(brand_id: int, shop: str) -> str:
-    return f"{reverse('health:shopify_connect')}?{urlencode({'brand': brand_id, 'shop': shop})}"
+def _connect_url(brand_id: int) -> str:
+    return f"{reverse('health:shopify_connect')}?{urlencode({'brand': brand_id})}"

@@ -26,8 +26,8 @@ from attribution.orders.confirmation import confirm_order
 from attribution.outcomes import Result
 from attribution.outcomes.endpoints import Endpoint
 from attribution.platforms import registry
+from brands import known_platforms
 from brands.forms import PlatformConnectionForm
-from brands.hosts import normalize_host
 from brands.models import Brand, PlatformConnection
 from health.log.writer import EventRecord, record
 from health.pages.access import brand_page
@@ -80,7 +80,9 @@ def _connection_form(request, brand: Brand) -> ConnectionForm:
     """Bound to the brand's connection of the posted shop when it has one (a new secret, other options)."""
     existing = brand.platform_connections.filter(
         platform=request.POST.get("platform", ""),
-        shop_domain=normalize_host(request.POST.get("shop_domain", "")),
+        shop_domain=known_platforms.shop_key(
+            request.POST.get("platform", ""), request.POST.get("shop_domain", "")
+        ),
     ).first()
     form = ConnectionForm(request.POST, brand=brand, instance=existing)
     if existing is None:

@@ -1,15 +1,21 @@
 """The sync history (/health/sync/), one run (/health/sync/<pk>/) and Sync now (POST /health/sync/now/). Sync now
-queues the shop's sync (health.tasks.queue_sync) for the window asked; the history shows it
-once it runs. The brand is chosen by health.pages.access.brand_page."""
+queues the shop's sync (health.tasks.queue_sync) for the window asked, when none of the shop is queued or
+running and the brand has not pressed it too often (API_THROTTLE_RATES["sync_now"]); the history shows it once
+it runs. The brand is chosen by health.pages.access.brand_page."""
 
+import math
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
+from attribution.http import throttles
 from attribution.models import SyncRun
+from attribution.platforms.sync import queued
 from health.alerts.sync_incidents import queue_sync
 from health.pages.access import brand_page
 
@@ -47,9 +53,25 @@ def sync_now(request, chosen):
         return redirect(_history_url(chosen.brand.pk))
     connection = form.cleaned_data["connection"]
     start, end = form.window()
+    rate = settings.API_THROTTLE_RATES.get("sync_now")
+    allowed, wait, _ = throttles.hit(f"sync_now:{chosen.brand.pk}", rate=rate) if rate else (True, 0, False)
+    if not allowed:
+        messages.warning(
+            request,
+            f"Sync now was pressed {rate.split('/')[0]} times within the {rate.split('/')[1]}: try again in "
+            f"{max(1, math.ceil(wait / 60))} minute(s).",
+        )
+        return redirect(_history_url(chosen.brand.pk))
     if SyncRun.objects.filter(connection=connection, status=SyncRun.Status.RUNNING).exists():
         messages.warning(
             request, f"A sync of {connection.shop_domain} is running: try again once it has finished."
+        )
+        return redirect(_history_url(chosen.brand.pk))
+    if queued.hold(connection, start=start, end=end, now=timezone.now()) is None:
+        messages.warning(
+            request,
+            f"A sync of {connection.shop_domain} is queued already: it appears below once the task runner takes "
+            "it. Press again once it has finished.",
         )
         return redirect(_history_url(chosen.brand.pk))
     queue_sync(connection.pk, SyncRun.Trigger.MANUAL, start.isoformat(), end.isoformat())

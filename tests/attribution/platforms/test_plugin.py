@@ -17,7 +17,8 @@ import config.urls
 from attribution import outcomes
 from attribution.models import Commission, Order, PlatformDelivery
 from attribution.outcomes import endpoints
-from attribution.platforms import receiver, registry
+from attribution.platforms import registry
+from attribution.platforms import urls as platform_urls
 from attribution.platforms.notice import Action, OrderNotice, Platform, PlatformOrder, SetupRequest, moment
 from brands.models import PlatformConnection
 from health.log.models import OutcomeEvent
@@ -82,7 +83,7 @@ class Tinyshop(Platform):
 
 
 def _reload_urls():
-    importlib.reload(receiver)
+    importlib.reload(platform_urls)
     importlib.reload(config.urls)
     clear_url_caches()
 

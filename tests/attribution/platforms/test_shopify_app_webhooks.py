@@ -49,11 +49,11 @@ def deliver(client, kind, document, *, topic, secret=APP_SECRET, webhook_id="wh-
     )
 
 
-def uninstall(client, **options):
+def uninstall(client, updated_at="2026-11-01T10:00:00Z", **options):
     return deliver(
         client,
         "uninstalled",
-        {"id": 9001, "myshopify_domain": SHOP, "name": "Acme"},
+        {"id": 9001, "myshopify_domain": SHOP, "name": "Acme", "updated_at": updated_at},
         topic="app/uninstalled",
         **options,
     )
@@ -66,7 +66,8 @@ def test_app_uninstalled_disconnects_the_connection_and_forgets_its_token(client
     connection.refresh_from_db()
     assert connection.disconnected_at is not None and "uninstalled the app" in connection.disconnect_reason
     assert connection.has_credential() is False and connection.can_sync() is False
-    assert uninstall(client, webhook_id="wh-2").json()["message"] == f"{SHOP} was already disconnected."
+    again = uninstall(client, updated_at="2026-11-02T10:00:00Z", webhook_id="wh-2")
+    assert again.json()["message"] == f"{SHOP} was already disconnected."
 
 
 def test_app_uninstalled_leaves_a_connection_the_app_did_not_make(client, connection):
@@ -209,3 +210,87 @@ def test_a_request_about_an_unknown_shop_is_answered_and_kept(client, db):
     assert answer.status_code == 200
     kept = PlatformPrivacyRequest.objects.get()
     assert kept.brand is None and "nothing to act on" in kept.done
+
+
+# A captured request replayed under a new X-Shopify-Webhook-Id does nothing new (docs/threat-model.md, "Round six",
+# finding 7): the signed body is remembered by its digest, so a shop connected again since keeps its credential
+# and a shopper registered again keeps their entry. Only shop/redact after a new uninstall acts again.
+SHOP_REDACT = {"shop_id": 9001, "shop_domain": SHOP}
+
+
+def connect_again(connection):
+    """The brand connects the shop again (Connect with Shopify): a new token, the connection active."""
+    connection.refresh_from_db()
+    connection.set_credential("shpat_new_token")
+    connection.disconnected_at, connection.disconnect_reason, connection.is_enabled = None, "", True
+    connection.save()
+
+
+def test_a_replayed_shop_redact_leaves_a_shop_connected_again_since(client, connection):
+    deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-1")
+    connect_again(connection)
+
+    replayed = deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-forged")
+
+    assert replayed.status_code == 200
+    assert replayed.json()["message"].startswith("This request repeats one received on ")
+    connection.refresh_from_db()
+    assert connection.credential_plain() == "shpat_new_token" and connection.can_sync()
+    assert PlatformPrivacyRequest.objects.count() == 1
+
+
+def test_a_replayed_uninstall_leaves_a_shop_connected_again_since(client, connection):
+    uninstall(client, webhook_id="wh-1")
+    connect_again(connection)
+
+    replayed = uninstall(client, webhook_id="wh-forged")
+
+    assert "repeats one received" in replayed.json()["message"]
+    connection.refresh_from_db()
+    assert connection.disconnected_at is None and connection.credential_plain() == "shpat_new_token"
+
+
+def test_a_replayed_customers_redact_removes_nothing_registered_since(client, held_shopper, creator, prop):
+    kind, document, topic = customer_request("customers-redact", "customers/redact")
+    deliver(client, kind, document, topic=topic, webhook_id="wh-1")
+    KnownShopper.objects.create(brand=prop.brand, email_hash=hash_email(SHOPPER), creator=creator)
+
+    replayed = deliver(client, kind, document, topic=topic, webhook_id="wh-forged")
+
+    assert "repeats one received" in replayed.json()["message"]
+    assert KnownShopper.objects.filter(email_hash=hash_email(SHOPPER)).count() == 1
+    assert PlatformPrivacyRequest.objects.count() == 1
+
+
+def test_shop_redact_after_a_new_uninstall_acts_again(client, connection):
+    deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-1")
+    connect_again(connection)
+    PlatformConnection.objects.filter(pk=connection.pk).update(platform_shop_id="gid://shopify/Shop/9001")
+    uninstall(client, webhook_id="wh-2")  # the shop uninstalls the app again
+
+    again = deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-3")
+
+    assert "erased" in again.json()["message"]
+    connection.refresh_from_db()
+    assert connection.platform_shop_id == "" and connection.credential == ""
+    assert PlatformPrivacyRequest.objects.filter(topic="shop/redact").count() == 2
+
+
+def test_every_answer_carries_its_outcome_as_every_api_answer_does(client, connection):
+    """Issue 54 item 2: the app's webhooks answer through the receiver's stages, in the /api/ envelope."""
+    answers = [
+        deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-1"),
+        deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", webhook_id="wh-1"),
+        deliver(client, "shop-redact", SHOP_REDACT, topic="shop/redact", secret="forged"),
+        deliver(client, "shop-redact", SHOP_REDACT, topic="customers/redact"),
+        client.get("/api/platforms/shopify/app/shop-redact"),
+    ]
+
+    assert [(a.status_code, a.json()["outcome"], a.json()["success"]) for a in answers] == [
+        (200, "app_request", True),
+        (200, "redelivery", True),
+        (401, "invalid_signature", False),
+        (400, "invalid_params", False),
+        (405, "method_not_allowed", False),
+    ]
+    assert answers[2]["WWW-Authenticate"] == "HMAC-SHA256"

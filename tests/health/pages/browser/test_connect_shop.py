@@ -1,6 +1,6 @@
 """Connect with Shopify and Connect with WooCommerce in a browser at 1280 and 400 px, against the platforms'
 stand-in served on a port of this machine (as `make run` serves it): the consent pages approve at once, and the
-browser comes back to the setup page, which says the shop is connected."""
+browser comes back to the setup page, which says the shop is connected (WooCommerce's after the confirmation)."""
 
 import threading
 from socketserver import ThreadingMixIn
@@ -40,10 +40,8 @@ def served_standin(settings, live_server):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     settings.SHOPIFY_API_ORIGIN = f"{world.origin}/{{shop}}"
-    settings.PLATFORM_PLAIN_HTTP_HOSTS = [
-        "127.0.0.1",
-        "localhost",
-    ]  # the stand-in, and live_server's callbacks
+    # The stand-in, and live_server's callbacks: plain http to these host:port pairs only.
+    settings.PLATFORM_PLAIN_HTTP_HOSTS = [f"127.0.0.1:{server.server_port}", live_server.url.split("//", 1)[1]]
     settings.SHOPIFY_CLIENT_ID, settings.SHOPIFY_CLIENT_SECRET = "browser-app", "browser-app-secret"
     settings.SITE_URL = live_server.url
     yield world
@@ -72,6 +70,13 @@ def test_connect_with_woocommerce(open_page, alice, prop, served_standin):
 
     page.get_by_label("WooCommerce site").fill(served_standin.site_url("acme"))
     page.get_by_role("button", name="Connect with WooCommerce").click()
+
+    confirm = page.get_by_role("button", name="Confirm the connection")
+    expect(confirm).to_be_visible()  # the keys wait for the confirmation of the session that started it
+    expect(page.locator("#handover-site")).to_have_text(served_standin.site_url("acme"))
+    assert overflow(page) == 0
+    assert PlatformConnection.objects.count() == 0
+    confirm.click()
 
     expect(page.get_by_text("its order webhooks were made")).to_be_visible()
     assert overflow(page) == 0

@@ -4,15 +4,17 @@ are subscribed. Anything else is refused with nothing kept."""
 
 import re
 from datetime import timedelta
+from html import unescape
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 from django.contrib.messages import get_messages
+from django.test import Client
 from django.utils import timezone
 
 from attribution.platforms.standin.shopify_routes import oauth_hmac
 from brands.models import PlatformConnection
-from tests.health.pages.setup.consent import back_to_service, consent, visit_platform
+from tests.health.pages.setup.consent import back_to_service, consent, onward, visit_platform
 from tests.platform_standin import CLIENT_ID, CLIENT_SECRET
 
 SHOP = "acme.myshopify.com"
@@ -25,7 +27,7 @@ def shop(standin):
 
 
 def start(client, brand, shop=SHOP, prop="shop.acme.example"):
-    return client.get(CONNECT, {"brand": brand.pk, "shop": shop, "property": prop})
+    return client.post(f"{CONNECT}?brand={brand.pk}", {"shop": shop, "property": prop})
 
 
 def texts(response) -> list[str]:
@@ -33,10 +35,7 @@ def texts(response) -> list[str]:
 
 
 def test_it_sends_the_administrator_to_the_shops_consent_page(alice_client, brand, prop, shop, settings):
-    response = start(alice_client, brand)
-
-    assert response.status_code == 302
-    location = urlsplit(response["Location"])
+    location = urlsplit(onward(start(alice_client, brand)))
     assert (
         f"{location.scheme}://{location.netloc}{location.path}"
         == f"http://standin.test/{SHOP}/admin/oauth/authorize"
@@ -51,7 +50,7 @@ def test_it_sends_the_administrator_to_the_shops_consent_page(alice_client, bran
 def test_read_all_orders_is_asked_only_when_configured(alice_client, brand, prop, shop, settings):
     settings.SHOPIFY_SCOPES = "read_orders,read_all_orders"
 
-    query = dict(parse_qsl(urlsplit(start(alice_client, brand)["Location"]).query))
+    query = dict(parse_qsl(urlsplit(onward(start(alice_client, brand))).query))
 
     assert query["scope"] == "read_orders,read_all_orders"
 
@@ -117,7 +116,7 @@ def test_connecting_again_subscribes_only_what_is_missing(alice_client, brand, p
 
 def callback_of(alice_client, brand, **changes):
     """The stand-in's redirect back to the service, its query changed by `changes` (None removes)."""
-    at_platform = visit_platform(start(alice_client, brand)["Location"])
+    at_platform = visit_platform(onward(start(alice_client, brand)))
     location = urlsplit(at_platform.headers["Location"])
     query = dict(parse_qsl(location.query))
     for name, value in changes.items():
@@ -222,11 +221,9 @@ def test_a_shop_another_brand_holds_is_refused(alice_client, brand, prop, shop, 
 
 def test_it_needs_a_signed_in_user_of_the_brand(client, alice_client, bob, brand, prop, shop):
     anonymous = type(client)()
-    assert anonymous.get(CONNECT, {"brand": brand.pk, "shop": SHOP})["Location"].startswith(
-        "/accounts/login/"
-    )
+    assert start(anonymous, brand)["Location"].startswith("/accounts/login/")
     client.force_login(bob)
-    assert client.get(CONNECT, {"brand": brand.pk, "shop": SHOP}).status_code == 404
+    assert start(client, brand).status_code == 404
 
 
 def test_a_typed_in_connection_of_the_shop_becomes_proved(alice_client, brand, prop, shop):
@@ -292,24 +289,22 @@ def test_the_apps_secret_does_not_sign_for_a_typed_in_connection(brand, prop, cl
     assert answer.status_code == 401
 
 
-def test_the_setup_forms_lead_through_a_page_of_this_service(alice_client, brand, prop):
-    """The pages' CSP allows forms to this service only, redirects included: a refresh moves on to the platform."""
-    page = alice_client.get(
-        "/health/setup/connect",
-        {"brand": brand.pk, "platform": "shopify", "shop": SHOP, "property": prop.host},
+def test_the_setup_form_posts_with_the_csrf_token_and_a_link_starts_nothing(
+    alice, brand, prop, shop, standin
+):
+    """A forged link or a cross-site form cannot start a connection in a signed-in user's session."""
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(alice)
+    page = browser.get("/health/setup/", {"brand": brand.pk}).content.decode()
+    form = re.search(
+        r'<form method="post" action="([^"]+)"[^>]*id="shopify-connect">(.*?)</form>', page, re.S
     )
 
-    assert page.status_code == 200
-    html = page.content.decode()
-    target = re.search(r'content="0; url=([^"]+)"', html)[1]
-    assert f'href="{target}"' in html
-    location = urlsplit(target.replace("&amp;", "&"))
-    assert location.path == CONNECT
-    assert dict(parse_qsl(location.query)) == {"brand": str(brand.pk), "shop": SHOP, "property": prop.host}
-    assert (
-        alice_client.get("/health/setup/connect", {"brand": brand.pk, "platform": "magento"}).status_code
-        == 404
-    )
+    assert unescape(form[1]) == f"{CONNECT}?brand={brand.pk}"
+    assert 'name="csrfmiddlewaretoken"' in form[2]
+    assert browser.get(CONNECT, {"brand": brand.pk, "shop": SHOP, "property": prop.host}).status_code == 405
+    assert start(browser, brand).status_code == 403  # no token: a cross-site form
+    assert "shopify_oauth_states" not in browser.session and standin.calls == []
 
 
 def test_no_signed_test_curl_for_a_shop_signed_by_the_apps_secret(alice_client, brand, prop, shop):

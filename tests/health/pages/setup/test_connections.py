@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Order
+from brands.models import PlatformConnection
 from tests.health.pages.setup.conftest import SETUP, _page
 
 SECRET = "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"
@@ -161,3 +162,26 @@ def test_the_signed_test_curl_signs_with_the_pasted_secret_and_is_taken(client, 
 
     assert response.json()["outcome"] == "no_attribution"
     assert Order.objects.get(order_id=run).is_test is True
+
+
+def test_a_shop_connected_by_oauth_has_its_options_changed_without_a_secret(client, alice, brand, prop):
+    """The app's secret signs an OAuth connection's webhooks: the brand has none to paste (round six, "Also")."""
+    connection = PlatformConnection(
+        brand=brand,
+        property=prop,
+        platform="shopify",
+        shop_domain="acme-demo.myshopify.com",
+        connected_via=PlatformConnection.ConnectedVia.OAUTH,
+    )
+    connection.set_credential("shpat_token")
+    connection.save()
+    client.force_login(alice)
+
+    response = _connect(
+        client, brand, prop, signing_secret="", amount_counted="total", order_id_source="name"
+    )
+
+    assert response.status_code == 302, _page(response)[:2000]
+    connection.refresh_from_db()
+    assert (connection.amount_counted, connection.order_id_source, connection.secret) == ("total", "name", "")
+    assert connection.credential_plain() == "shpat_token" and connection.can_sync()

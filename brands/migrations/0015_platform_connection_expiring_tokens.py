@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('brands', '0011_brand_reporting_currency'),
+        ('brands', '0014_woocommerce_connections_keyed_by_site'),
     ]
 
     operations = [
