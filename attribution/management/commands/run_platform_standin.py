@@ -1,5 +1,8 @@
-"""Serve the platforms' stand-in (attribution.platforms.standin) with the demo's shops, for `make run`."""
+"""Serve the platforms' stand-in (attribution.platforms.standin) with the demo's shops, for `make run`. It starts
+holding the credentials the service keeps for those shops, so a shop connected in an earlier `make run` stays
+connected (the stand-in itself keeps nothing between runs)."""
 
+import json
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -8,6 +11,9 @@ from django.core.management.base import BaseCommand
 
 from attribution.platforms.standin.app import make_app
 from attribution.platforms.standin.demo import demo_world
+from attribution.platforms.standin.world import World
+from brands.models import PlatformConnection
+from brands.sealing import UnreadableSecret
 
 
 class _ThreadingServer(ThreadingMixIn, WSGIServer):
@@ -34,6 +40,7 @@ class Command(BaseCommand):
             shopify_client_id=settings.SHOPIFY_CLIENT_ID,
             shopify_client_secret=settings.SHOPIFY_CLIENT_SECRET,
         )
+        kept = keep_service_credentials(world)
         handler = WSGIRequestHandler if verbose_calls else _QuietHandler
         server = make_server(
             host, port, make_app(world), server_class=_ThreadingServer, handler_class=handler
@@ -41,7 +48,8 @@ class Command(BaseCommand):
         shops = ", ".join(f"{origin}/{domain}" for domain in world.shops)
         sites = ", ".join(world.site_url(slug) for slug in world.sites)
         self.stdout.write(
-            f"Platforms' stand-in at {origin}: Shopify shops {shops}; WooCommerce sites {sites}."
+            f"Platforms' stand-in at {origin}: Shopify shops {shops}; WooCommerce sites {sites}; "
+            f"{kept} connections of the service's kept."
         )
         try:
             server.serve_forever()
@@ -50,3 +58,29 @@ class Command(BaseCommand):
         finally:
             server.server_close()
         self.stdout.write("Platforms' stand-in stopped.")
+
+
+def keep_service_credentials(world: World) -> int:
+    """Let the service's credentials for the world's shops and sites open them again; how many were kept."""
+    kept = 0
+    sites = {world.site_url(slug).rstrip("/"): slug for slug in world.sites}
+    for connection in PlatformConnection.objects.filter(disconnected_at__isnull=True).exclude(credential=""):
+        try:
+            credential = connection.credential_plain()
+        except UnreadableSecret:  # sealed under keys this installation no longer has
+            continue
+        scopes = [s.strip() for s in connection.api_scopes.split(",") if s.strip()]
+        if connection.platform == "shopify" and connection.shop_domain in world.shops:
+            world.shops[connection.shop_domain].tokens[credential] = scopes
+        elif connection.platform == "woocommerce" and connection.site_url.rstrip("/") in sites:
+            keys = json.loads(credential)
+            world.sites[sites[connection.site_url.rstrip("/")]].keys[keys["consumer_key"]] = {
+                "secret": keys["consumer_secret"],
+                "permissions": scopes[0] if scopes else "read",
+                "key_id": world.next_id(),
+                "user_id": "",
+            }
+        else:
+            continue
+        kept += 1
+    return kept

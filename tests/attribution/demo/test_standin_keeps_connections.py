@@ -1,0 +1,75 @@
+"""`make run`'s stand-in forgets what it issued when it stops; at its start it takes back the credentials the
+service keeps for its shops, so a demo shop connected in an earlier `make run` stays connected."""
+
+import json
+
+import pytest
+from django.utils import timezone
+
+from attribution.management.commands.run_platform_standin import keep_service_credentials
+from attribution.platforms.standin.demo import OTHER_SHOP, OTHER_SITE, demo_world
+from brands.models import PlatformConnection
+
+pytestmark = pytest.mark.django_db
+ORIGIN = "http://127.0.0.1:9100"
+
+
+def connection(prop, *, platform, shop_domain, credential, scopes, site_url="", disconnected=False):
+    made = PlatformConnection(
+        brand=prop.brand,
+        property=prop,
+        platform=platform,
+        shop_domain=shop_domain,
+        connected_via="oauth" if platform == "shopify" else "key_handover",
+        api_scopes=scopes,
+        site_url=site_url,
+    )
+    made.set_secret("whsec")
+    made.set_credential(credential)
+    if disconnected:
+        made.disconnected_at = timezone.now()
+    made.save()
+    return made
+
+
+def test_the_stand_in_opens_to_the_service_s_token_and_keys_again(prop):
+    world = demo_world(origin=ORIGIN, shopify_client_id="app", shopify_client_secret="secret")
+    connection(
+        prop, platform="shopify", shop_domain=OTHER_SHOP, credential="shpat_kept", scopes="read_orders"
+    )
+    keys = {"consumer_key": "ck_kept", "consumer_secret": "cs_kept"}
+    connection(
+        prop,
+        platform="woocommerce",
+        shop_domain="127.0.0.1",
+        credential=json.dumps(keys),
+        scopes="read_write",
+        site_url=world.site_url(OTHER_SITE),
+    )
+
+    assert keep_service_credentials(world) == 2
+
+    assert world.shops[OTHER_SHOP].tokens == {"shpat_kept": ["read_orders"]}
+    assert world.sites[OTHER_SITE].keys["ck_kept"]["secret"] == "cs_kept"
+
+
+def test_a_disconnected_shop_and_a_shop_the_stand_in_does_not_hold_stay_out(prop):
+    world = demo_world(origin=ORIGIN, shopify_client_id="app", shopify_client_secret="secret")
+    connection(
+        prop,
+        platform="shopify",
+        shop_domain=OTHER_SHOP,
+        credential="shpat_old",
+        scopes="read_orders",
+        disconnected=True,
+    )
+    connection(
+        prop,
+        platform="shopify",
+        shop_domain="elsewhere.myshopify.com",
+        credential="shpat_x",
+        scopes="read_orders",
+    )
+
+    assert keep_service_credentials(world) == 0
+    assert world.shops[OTHER_SHOP].tokens == {}
