@@ -3,6 +3,8 @@ shop's orders carry, and what the document says of the shop, with the ids `sync_
 brand the README's tour connects, because the tour sends it no order confirmation: a connected shop hands a
 brand's orders off to its platform (shopify_handoff)."""
 
+from datetime import timedelta
+
 from attribution.platforms.standin.demo import OTHER_SHOP
 from attribution.platforms.standin.demo_orders import BLACKLISTED_CODE, CODE
 from brands.models import DiscountCode, PlatformConnection
@@ -16,11 +18,19 @@ def keep_shop_codes(brand, creator) -> None:
         )
 
 
-def shop_document(brand) -> dict:
-    """The brand's id and its Shopify shop, with the connection's id once "Connect with Shopify" made it."""
+def shop_document(brand, *, now) -> dict:
+    """The brand's id and its Shopify shop, with the connection's id once "Connect with Shopify" made it, and
+    the first day (UTC) of the stand-in's orders: `sync_orders --since` it reads every one of them."""
     connection = (
         PlatformConnection.objects.filter(brand=brand, platform="shopify", shop_domain=OTHER_SHOP)
         .values_list("pk", flat=True)
         .first()
     )
-    return {"id": brand.pk, "shopify": {"shop_domain": OTHER_SHOP, "connection_id": connection}}
+    return {
+        "id": brand.pk,
+        "shopify": {
+            "shop_domain": OTHER_SHOP,
+            "connection_id": connection,
+            "orders_since": (now.date() - timedelta(days=2)).isoformat(),
+        },
+    }

@@ -132,7 +132,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
                 "developer_key": keys[other.pk],
                 "page_urls": {"primary": page(other_prop.host)},
                 "property_domains": [other_prop.host],
-                **shop_document(other),  # its id, and the Shopify shop the tour connects
+                **shop_document(other, now=now),  # its id, and the Shopify shop the tour connects
             },
             "handoff": {
                 "id": handoff.pk,

@@ -35,7 +35,7 @@ def test_the_document_has_every_key_of_the_spec(world):
                 **brand_keys,
                 "page_urls": {"primary": "str"},
                 # the shop the README's tour connects; its connection's id once connected
-                "shopify": {"shop_domain": "str", "connection_id": "NoneType"},
+                "shopify": {"shop_domain": "str", "connection_id": "NoneType", "orders_since": "str"},
             },
             "handoff": {
                 **brand_keys,
