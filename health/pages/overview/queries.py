@@ -9,10 +9,17 @@ roll-up watermark, in one snapshot so that a roll-up committing meanwhile is cou
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 
-from attribution.models import AmountChange, Commission, CommissionStateChange, Order, PlatformDelivery
+from attribution.models import (
+    AmountChange,
+    Commission,
+    CommissionStateChange,
+    Order,
+    PlatformDelivery,
+    SyncedOrder,
+)
 from attribution.outcomes import Outcome
 from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
 from brands.models import Brand, PlatformConnection
@@ -183,9 +190,10 @@ class ConnectionFigures:
     days: float  # the period's length in days
     # Refused before they were trusted in the period: the rows kept (signatures) and those counted beyond them.
     signature_failures: int
-    platform_only: int
+    platform_only: int  # by the platform's webhook alone
     confirmation_only: int
     both: int
+    sync_only: int = 0  # recorded by the sync: no webhook and no order confirmation had brought them
 
     @property
     def per_day(self) -> float:
@@ -193,7 +201,7 @@ class ConnectionFigures:
 
     @property
     def orders(self) -> int:
-        return self.platform_only + self.confirmation_only + self.both
+        return self.platform_only + self.confirmation_only + self.both + self.sync_only
 
     def share(self, n: int) -> float | None:
         return 100 * n / self.orders if self.orders else None
@@ -206,6 +214,42 @@ class ConnectionFigures:
     @property
     def confirmation_share(self) -> float | None:
         return self.share(self.confirmation_only + self.both)
+
+    @property
+    def sync_share(self) -> float | None:
+        return self.share(self.sync_only)
+
+
+def brought_by_sync() -> Exists:
+    """An order the sync recorded (its SyncedOrder says `sync`): it has via_platform, yet no webhook brought it."""
+    # synced_order_once (brand, connection, order_id, is_test): the brand's part, then the order's rows.
+    return Exists(
+        SyncedOrder.objects.filter(
+            brand_id=OuterRef("brand_id"),
+            order_id=OuterRef("order_id"),
+            is_test=OuterRef("is_test"),
+            path=SyncedOrder.Path.SYNC,
+        )
+    )
+
+
+def recovered_orders(brand: Brand, period: Period, *, is_test: bool) -> tuple[int, int]:
+    """The orders the sync recorded in `period` and how many of them were tracked: the outcome log counts them
+    on the sync's endpoint, which is no order endpoint, so the overview's cards add them from here."""
+    # order_brand_time_idx (brand, -received_at): the period's orders no live path brought.
+    counted = (
+        Order.objects.filter(
+            brand=brand,
+            is_test=is_test,
+            received_at__gte=period.start,
+            received_at__lt=period.end,
+            via_platform=True,
+            via_api=False,
+        )
+        .filter(brought_by_sync())
+        .aggregate(n=Count("id"), tracked=Count("id", filter=Q(outcome=Outcome.TRACKED)))
+    )
+    return counted["n"], counted["tracked"]
 
 
 def last_delivery(connection: PlatformConnection) -> datetime | None:
@@ -251,9 +295,11 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
             brand=brand, is_test=is_test, received_at__gte=period.start, received_at__lt=period.end
         )
         .order_by()
+        .annotate(synced=brought_by_sync())
         .values("property_id")
         .annotate(
-            platform_only=Count("id", filter=Q(via_platform=True, via_api=False)),
+            platform_only=Count("id", filter=Q(via_platform=True, via_api=False, synced=False)),
+            sync_only=Count("id", filter=Q(via_platform=True, via_api=False, synced=True)),
             confirmation_only=Count("id", filter=Q(via_platform=False, via_api=True)),
             both=Count("id", filter=Q(via_platform=True, via_api=True)),
         )
@@ -272,6 +318,7 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
                 platform_only=seen.get("platform_only", 0),
                 confirmation_only=seen.get("confirmation_only", 0),
                 both=seen.get("both", 0),
+                sync_only=seen.get("sync_only", 0),
             )
         )
     return figures

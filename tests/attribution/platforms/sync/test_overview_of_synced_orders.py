@@ -1,0 +1,58 @@
+"""The overview tells one story of a shop whose orders only the sync brought: the Storefront platform block counts
+them as the sync's (none by the webhook), as Capture by path does, and the Orders and Tracked cards count them
+with every other way in."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from attribution.models import Order
+from health.alerts.sync_incidents import sync_and_report
+from tests.factories import DiscountCodeFactory, MembershipFactory, UserFactory
+
+from .conftest import at, shopify_order
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def merchant(client, brand):
+    user = UserFactory(username="merchant")
+    MembershipFactory(user=user, brand=brand)
+    client.force_login(user)
+    return client
+
+
+def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
+    merchant, shopify_shop, clock, brand, creator
+):
+    DiscountCodeFactory(brand=brand, code="ANA10", creator=creator)
+    placed = timezone.now() - timedelta(hours=3)
+    shopify_shop.orders.extend(
+        [
+            shopify_order(1, placed_at=at(placed, 0), subtotal="20.00", code="ANA10"),
+            shopify_order(2, placed_at=at(placed, 0), subtotal="30.00", code="ANA10"),
+            shopify_order(3, placed_at=at(placed, 0), subtotal="40.00"),
+        ]
+    )
+    sync_and_report(
+        shopify_shop.connection.pk, trigger="manual", since=placed - timedelta(hours=1), sleep=clock.sleep
+    )
+    assert Order.objects.filter(brand=brand, via_platform=True, via_api=False).count() == 3
+
+    response = merchant.get("/health/", {"brand": brand.pk, "period": "7d"})
+
+    [figures] = response.context["platforms"]
+    assert (figures.platform_only, figures.confirmation_only, figures.both, figures.sync_only) == (0, 0, 0, 3)
+    assert (figures.platform_share, figures.confirmation_share, figures.sync_share) == (0, 0, 100)
+    summary = response.context["summary"]
+    assert (summary.orders_total, summary.orders_accepted, summary.orders_tracked) == (3, 3, 2)
+    assert summary.orders_recovered == 3
+    text = response.content.decode()
+    assert (
+        "the platform's webhook brought 0.0%, the order confirmation 0.0% and only the sync 100.0%." in text
+    )
+    assert "3 recovered by the sync" in text
+    [day] = response.context["sync_capture"]
+    assert (day.orders, day.by_webhook, day.by_confirmation, day.by_sync) == (3, 0, 0, 3)
