@@ -8,10 +8,12 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 
 from attribution.platforms.standin.app import make_app
 from attribution.platforms.standin.demo import demo_world
 from attribution.platforms.standin.world import World
+from attribution.platforms.sync.webhooks import SHOPIFY_TOPICS, WOOCOMMERCE_TOPICS, receiver_url
 from brands.models import PlatformConnection
 from brands.sealing import UnreadableSecret
 
@@ -71,16 +73,45 @@ def keep_service_credentials(world: World) -> int:
             continue
         scopes = [s.strip() for s in connection.api_scopes.split(",") if s.strip()]
         if connection.platform == "shopify" and connection.shop_domain in world.shops:
-            world.shops[connection.shop_domain].tokens[credential] = scopes
+            shop = world.shops[connection.shop_domain]
+            shop.tokens[credential] = scopes
+            # The subscriptions the service made when it connected the shop, so none reads as removed.
+            shop.subscriptions = [_subscription(world, topic) for topic in SHOPIFY_TOPICS]
         elif connection.platform == "woocommerce" and connection.site_url.rstrip("/") in sites:
+            site = world.sites[sites[connection.site_url.rstrip("/")]]
             keys = json.loads(credential)
-            world.sites[sites[connection.site_url.rstrip("/")]].keys[keys["consumer_key"]] = {
+            site.keys[keys["consumer_key"]] = {
                 "secret": keys["consumer_secret"],
                 "permissions": scopes[0] if scopes else "read",
                 "key_id": world.next_id(),
                 "user_id": "",
             }
+            if connection.secret:  # read_write keys: the service made the site's order webhooks
+                secret = next(connection.signing_secrets(now=timezone.now()))
+                for topic in WOOCOMMERCE_TOPICS:
+                    webhook_id = world.next_id()
+                    site.webhooks.append(
+                        {
+                            "id": webhook_id,
+                            "name": topic,
+                            "status": "active",
+                            "topic": topic,
+                            "delivery_url": receiver_url("woocommerce"),
+                        }
+                    )
+                    site.webhook_secrets[webhook_id] = secret
         else:
             continue
         kept += 1
     return kept
+
+
+def _subscription(world: World, topic: str) -> dict:
+    return {
+        "id": f"gid://shopify/WebhookSubscription/{world.next_id()}",
+        "topic": topic.upper().replace("/", "_"),
+        "uri": receiver_url("shopify"),
+        "format": "JSON",
+        "createdAt": "2026-01-01T00:00:00Z",
+        "updatedAt": "2026-01-01T00:00:00Z",
+    }

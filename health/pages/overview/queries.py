@@ -9,17 +9,10 @@ roll-up watermark, in one snapshot so that a roll-up committing meanwhile is cou
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 
-from attribution.models import (
-    AmountChange,
-    Commission,
-    CommissionStateChange,
-    Order,
-    PlatformDelivery,
-    SyncedOrder,
-)
+from attribution.models import AmountChange, Commission, CommissionStateChange, Order, PlatformDelivery
 from attribution.outcomes import Outcome
 from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
 from brands.models import Brand, PlatformConnection
@@ -34,6 +27,7 @@ from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 from health.pages.periods import Period
+from health.pages.sync.queries import brought_by_sync, recovered_by_brand
 
 # A brand "usually sends orders" when it sent live order confirmations on this many of the 7 days
 # before today; such a brand silent for SILENCE gets a warning on the overview.
@@ -220,36 +214,11 @@ class ConnectionFigures:
         return self.share(self.sync_only)
 
 
-def brought_by_sync() -> Exists:
-    """An order the sync recorded (its SyncedOrder says `sync`): it has via_platform, yet no webhook brought it."""
-    # synced_order_once (brand, connection, order_id, is_test): the brand's part, then the order's rows.
-    return Exists(
-        SyncedOrder.objects.filter(
-            brand_id=OuterRef("brand_id"),
-            order_id=OuterRef("order_id"),
-            is_test=OuterRef("is_test"),
-            path=SyncedOrder.Path.SYNC,
-        )
-    )
-
-
 def recovered_orders(brand: Brand, period: Period, *, is_test: bool) -> tuple[int, int]:
     """The orders the sync recorded in `period` and how many of them were tracked: the outcome log counts them
     on the sync's endpoint, which is no order endpoint, so the overview's cards add them from here."""
-    # order_brand_time_idx (brand, -received_at): the period's orders no live path brought.
-    counted = (
-        Order.objects.filter(
-            brand=brand,
-            is_test=is_test,
-            received_at__gte=period.start,
-            received_at__lt=period.end,
-            via_platform=True,
-            via_api=False,
-        )
-        .filter(brought_by_sync())
-        .aggregate(n=Count("id"), tracked=Count("id", filter=Q(outcome=Outcome.TRACKED)))
-    )
-    return counted["n"], counted["tracked"]
+    counted = recovered_by_brand([brand.pk], since=period.start, until=period.end, is_test=is_test)
+    return counted.get(brand.pk, (0, 0))
 
 
 def last_delivery(connection: PlatformConnection) -> datetime | None:

@@ -50,7 +50,14 @@ def test_the_stand_in_opens_to_the_service_s_token_and_keys_again(prop):
     assert keep_service_credentials(world) == 2
 
     assert world.shops[OTHER_SHOP].tokens == {"shpat_kept": ["read_orders"]}
+    assert {s["topic"] for s in world.shops[OTHER_SHOP].subscriptions} >= {"ORDERS_PAID", "APP_UNINSTALLED"}
     assert world.sites[OTHER_SITE].keys["ck_kept"]["secret"] == "cs_kept"
+    assert [w["topic"] for w in world.sites[OTHER_SITE].webhooks] == [
+        "order.created",
+        "order.updated",
+        "order.deleted",
+    ]
+    assert set(world.sites[OTHER_SITE].webhook_secrets.values()) == {"whsec"}
 
 
 def test_a_disconnected_shop_and_a_shop_the_stand_in_does_not_hold_stay_out(prop):

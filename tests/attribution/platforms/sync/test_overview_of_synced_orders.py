@@ -24,9 +24,8 @@ def merchant(client, brand):
     return client
 
 
-def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
-    merchant, shopify_shop, clock, brand, creator
-):
+def synced_only(shopify_shop, clock, brand, creator):
+    """Three orders of the shop that only the sync brought, two of them by Ana's code."""
     DiscountCodeFactory(brand=brand, code="ANA10", creator=creator)
     placed = timezone.now() - timedelta(hours=3)
     shopify_shop.orders.extend(
@@ -40,6 +39,12 @@ def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
         shopify_shop.connection.pk, trigger="manual", since=placed - timedelta(hours=1), sleep=clock.sleep
     )
     assert Order.objects.filter(brand=brand, via_platform=True, via_api=False).count() == 3
+
+
+def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
+    merchant, shopify_shop, clock, brand, creator
+):
+    synced_only(shopify_shop, clock, brand, creator)
 
     response = merchant.get("/health/", {"brand": brand.pk, "period": "7d"})
 
@@ -56,3 +61,17 @@ def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
     assert "3 recovered by the sync" in text
     [day] = response.context["sync_capture"]
     assert (day.orders, day.by_webhook, day.by_confirmation, day.by_sync) == (3, 0, 0, 3)
+
+
+def test_the_portfolio_counts_them_and_shows_the_brand_s_last_sync(
+    client, shopify_shop, clock, brand, creator
+):
+    synced_only(shopify_shop, clock, brand, creator)
+    client.force_login(UserFactory(username="manager", is_staff=True))
+
+    response = client.get("/health/portfolio/")
+
+    [row] = response.context["rows"]
+    assert (row.orders, row.tracked) == (3, 2)
+    assert row.last_sync.recovered == 3
+    assert "3 recovered" in response.content.decode()
