@@ -97,3 +97,20 @@ def recovered_by_brand(
         .annotate(n=Count("id"), tracked=Count("id", filter=Q(outcome=Outcome.TRACKED)))
     )
     return {row["brand_id"]: (row["n"], row["tracked"]) for row in rows}
+
+
+def placed_at_of(order: Order) -> datetime | None:
+    """When an order the sync recorded was placed in the shop (its SyncedOrder kept it); None for the others."""
+    if not order.via_platform or order.via_api:
+        return None
+    # synced_order_once (brand, connection, order_id, is_test): the brand's part, then the order's row.
+    return (
+        SyncedOrder.objects.filter(
+            brand_id=order.brand_id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            path=SyncedOrder.Path.SYNC,
+        )
+        .values_list("placed_at", flat=True)
+        .first()
+    )
