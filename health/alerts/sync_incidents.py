@@ -67,7 +67,7 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
     platform = platform_named(connection.platform)
     base = {
         "connection": connection.pk,
-        "shop": connection.shop_domain,
+        "shop": connection.shop_name(),
         "platform": connection.platform,
         "title": platform.title if platform else connection.platform,
         "run": run.pk,
