@@ -99,8 +99,9 @@ def recovered_by_brand(
     return {row["brand_id"]: (row["n"], row["tracked"]) for row in rows}
 
 
-def placed_at_of(order: Order) -> datetime | None:
-    """When an order the sync recorded was placed in the shop (its SyncedOrder kept it); None for the others."""
+def recovery_of(order: Order) -> SyncedOrder | None:
+    """For an order the sync recorded, its SyncedOrder: when it was placed in the shop and when the sync found
+    it (`seen_at`); None for the others."""
     if not order.via_platform or order.via_api:
         return None
     # synced_order_once (brand, connection, order_id, is_test): the brand's part, then the order's row.
@@ -111,6 +112,6 @@ def placed_at_of(order: Order) -> datetime | None:
             is_test=order.is_test,
             path=SyncedOrder.Path.SYNC,
         )
-        .values_list("placed_at", flat=True)
+        .only("placed_at", "seen_at", "run_id")
         .first()
     )

@@ -74,4 +74,4 @@ def test_a_recovered_order_shows_when_it_was_placed(alice_client, brand, prop):
 
     said = text[text.index('id="order-placed"') :][:200]
     assert f"{placed.astimezone(timezone.get_current_timezone()):%Y-%m-%d %H:%M:%S}" in said
-    assert "by the platform's sync" in text
+    assert f'by the platform\'s <a href="/health/sync/{run.pk}/?brand={brand.pk}">sync</a>' in text

@@ -75,3 +75,21 @@ def test_the_portfolio_counts_them_and_shows_the_brand_s_last_sync(
     assert (row.orders, row.tracked) == (3, 2)
     assert row.last_sync.recovered == 3
     assert "3 recovered" in response.content.decode()
+
+
+def test_a_recovered_order_and_its_commission_count_on_the_day_it_was_placed(
+    shopify_shop, clock, brand, creator
+):
+    from attribution.models import Commission
+
+    DiscountCodeFactory(brand=brand, code="ANA10", creator=creator)
+    placed = (timezone.now() - timedelta(days=2)).replace(microsecond=0)
+    shopify_shop.orders.append(shopify_order(1, placed_at=placed, subtotal="20.00", code="ANA10"))
+
+    sync_and_report(
+        shopify_shop.connection.pk, trigger="manual", since=placed - timedelta(hours=1), sleep=clock.sleep
+    )
+
+    order = Order.objects.get(brand=brand)
+    assert order.received_at == placed  # the day the charts, the creator page and statements count it on
+    assert Commission.objects.get(order=order).created_at == placed
