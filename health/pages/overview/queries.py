@@ -221,10 +221,16 @@ def recovered_orders(brand: Brand, period: Period, *, is_test: bool) -> tuple[in
     return counted.get(brand.pk, (0, 0))
 
 
+# The sync records an order under a delivery id of its own ("sync:<run>:record:<order>", attribution.platforms
+# .sync.acting): no webhook delivered it, so the webhook's figures leave it out.
+SYNC_DELIVERY = "sync:"
+
+
 def last_delivery(connection: PlatformConnection) -> datetime | None:
     """When the connection's last verified delivery came (platform_delivery_time_idx)."""
     return (
         PlatformDelivery.objects.filter(connection=connection, verified=True)
+        .exclude(delivery_id__startswith=SYNC_DELIVERY)
         .order_by("-received_at")
         .values_list("received_at", flat=True)
         .first()
@@ -246,7 +252,10 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
         )
         .order_by()
         .values("connection_id")
-        .annotate(taken=Count("id", filter=Q(verified=True)), refused=Count("id", filter=Q(verified=False)))
+        .annotate(
+            taken=Count("id", filter=Q(verified=True) & ~Q(delivery_id__startswith=SYNC_DELIVERY)),
+            refused=Count("id", filter=Q(verified=False)),
+        )
     }
     # refused_delivery_hour_unique (brand, connection, hour): the refusals counted beyond the rows kept.
     counted_refusals = dict(

@@ -50,6 +50,7 @@ def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
 
     [figures] = response.context["platforms"]
     assert (figures.platform_only, figures.confirmation_only, figures.both, figures.sync_only) == (0, 0, 0, 3)
+    assert (figures.deliveries, figures.last_delivery) == (0, None)  # the sync's records are no webhook's
     assert (figures.platform_share, figures.confirmation_share, figures.sync_share) == (0, 0, 100)
     summary = response.context["summary"]
     assert (summary.orders_total, summary.orders_accepted, summary.orders_tracked) == (3, 3, 2)
