@@ -27,7 +27,10 @@ install: $(STAMP)
 # Beside them, a stand-in of Shopify's and WooCommerce's APIs (python manage.py run_platform_standin) on
 # STANDIN_PORT, holding the demo brands' shops, so "Connect with Shopify" / "Connect with WooCommerce" and the
 # sync work offline: the service calls it over plain http (PLATFORM_PLAIN_HTTP_HOSTS) with a demo app's client
-# id and secret. Each of these settings keeps the value the environment gives it.
+# id and secret. Each of these settings keeps the value the environment gives it, and is written to demo.env,
+# which config/settings.py reads, so that `.venv/bin/python manage.py sync_orders …` typed beside make run
+# reaches the same stand-in. At its start the stand-in takes back the credentials the service holds for its
+# shops (run_platform_standin), so a shop connected in an earlier make run stays connected.
 STANDIN_PORT ?= 9100
 run: export SITE_URL = http://$(HOST):$(PORT)
 run: export SHOPIFY_API_ORIGIN ?= http://$(HOST):$(STANDIN_PORT)/{shop}
@@ -35,6 +38,10 @@ run: export PLATFORM_PLAIN_HTTP_HOSTS ?= $(HOST):$(STANDIN_PORT),$(HOST):$(PORT)
 run: export SHOPIFY_CLIENT_ID ?= demo-shopify-app
 run: export SHOPIFY_CLIENT_SECRET ?= demo-shopify-app-secret
 run: $(STAMP)
+	@printf '%s\n' "# Written by make run: the settings it serves with, read by manage.py commands typed beside it" \
+		"SITE_URL=$(SITE_URL)" "SHOPIFY_API_ORIGIN=$(SHOPIFY_API_ORIGIN)" \
+		"PLATFORM_PLAIN_HTTP_HOSTS=$(PLATFORM_PLAIN_HTTP_HOSTS)" "SHOPIFY_CLIENT_ID=$(SHOPIFY_CLIENT_ID)" \
+		"SHOPIFY_CLIENT_SECRET=$(SHOPIFY_CLIENT_SECRET)" > demo.env
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py seed_demo --json demo-world.json --summary --base-url http://$(HOST):$(PORT) $(if $(RESET),--reset)
 	@$(BIN)/python -c 'import os, sys; os.setsid(); os.execv(sys.executable, [sys.executable, "manage.py", "qcluster"])' & worker=$$!; \
@@ -91,4 +98,4 @@ bench-sync: $(STAMP)
 	$(BIN)/python -m bench.sync $(if $(TURNS),--turns $(TURNS)) $(if $(PLAN),--plan $(PLAN))
 
 clean:
-	rm -rf $(VENV) db.sqlite3 demo-world.json staticfiles
+	rm -rf $(VENV) db.sqlite3 demo-world.json demo.env staticfiles

@@ -16,6 +16,11 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=True)
+# `make run` writes the demo's stand-in settings (SITE_URL, SHOPIFY_API_ORIGIN, …) to demo.env, so a command typed
+# beside it (`.venv/bin/python manage.py sync_orders …`) reaches the same stand-in. Read after the environment
+# and .env (they win), with DEBUG on and these settings only: never the test suite's (config.test_settings).
+if DEBUG and env.str("DJANGO_SETTINGS_MODULE", default="config.settings") == "config.settings":
+    environ.Env.read_env(BASE_DIR / "demo.env", overwrite=False)
 
 _DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production-0123456789abcdef"
 SECRET_KEY = env("SECRET_KEY", default="") or (_DEV_SECRET_KEY if DEBUG else "")

@@ -7,8 +7,9 @@ Orders, commissions, statements and adjustments are read-only here: they change 
 (attribution.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write
 is the "Mark paid" action of statements, for users with the pay_statement permission; and `review` (issue 38):
 review settings, and the release and reject actions on held commissions' holds; `connections` (issue 47): how each
-shop was connected, a pasted Admin API token, the platforms' privacy requests."""
+shop was connected, a pasted Admin API token, the platforms' privacy requests; `syncs` (issue 57): the shops' sync
+runs across brands, read-only."""
 
-from . import connections, fx, replays, review, statements, tracking
+from . import connections, fx, replays, review, statements, syncs, tracking
 
-__all__ = ["connections", "fx", "replays", "review", "statements", "tracking"]
+__all__ = ["connections", "fx", "replays", "review", "statements", "syncs", "tracking"]

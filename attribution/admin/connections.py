@@ -6,10 +6,12 @@ requests the platforms sent are read-only here."""
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from attribution.models import SyncRun
 from attribution.platforms.connect import shopify_oauth
 from attribution.platforms.connect.connections import ConnectRefused
 from brands.admin import PlatformConnectionAdmin
@@ -72,6 +74,7 @@ class ConnectionAdmin(PlatformConnectionAdmin):
     list_display = [
         *PlatformConnectionAdmin.list_display[:-1],
         "connected_via",
+        "last_sync",
         "disconnected_at",
         "created_at",
     ]
@@ -83,6 +86,26 @@ class ConnectionAdmin(PlatformConnectionAdmin):
 
     def get_fields(self, request, obj=None):
         return [*super().get_fields(request, obj), *CONNECTION_FACTS]
+
+    def get_queryset(self, request):
+        # sync_run_connection_time_idx (connection, -started_at): each listed connection's newest run.
+        newest = SyncRun.objects.filter(connection=OuterRef("pk")).order_by("-started_at", "-pk")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                last_sync_at=Subquery(newest.values("started_at")[:1]),
+                last_sync_status=Subquery(newest.values("status")[:1]),
+                last_sync_recovered=Subquery(newest.values("recovered")[:1]),
+            )
+        )
+
+    @admin.display(description="last sync", ordering="last_sync_at")
+    def last_sync(self, obj):
+        if getattr(obj, "last_sync_at", None) is None:
+            return "never"
+        state = SyncRun.Status(obj.last_sync_status).label.lower()
+        return f"{obj.last_sync_at:%Y-%m-%d %H:%M} UTC, {state}, {obj.last_sync_recovered} recovered"
 
     @admin.display(description="API credential")
     def credential_state(self, obj):

@@ -158,7 +158,14 @@ class PlatformConnection(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.platform_title()} {self.shop_domain}"
+        return f"{self.platform_title()} {self.shop_name()}"
+
+    def shop_name(self) -> str:
+        """The shop as the pages name it: a Shopify shop by its myshopify.com domain, a WooCommerce site by its
+        address (host and path: several sites may share a host, as the demo's stand-in does), not its host."""
+        if self.platform == "woocommerce" and self.site_url:
+            return self.site_url.split("://", 1)[-1].rstrip("/")
+        return self.shop_domain
 
     def platform_title(self) -> str:
         """The platform as the pages name it (its registered title: "Shopify")."""

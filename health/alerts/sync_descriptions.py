@@ -19,18 +19,7 @@ def describe(incident: Incident) -> Description:
     title = c.get("title", "the platform")
     events = {"endpoint": f"{platform}_sync"} if platform else {}
     if incident.rule == Rule.SYNC_RECOVERED:
-        day = _day(c.get("day"))
-        topic = PAYING_TOPIC.get(platform, "order")
-        return Description(
-            f"Orders only the sync brought: {shop}",
-            f"{c.get('recovered', 0)} of {c.get('orders', 0)} orders of {day} arrived only by the nightly sync: "
-            f"the {topic} webhook may be failing.",
-            "Nothing is lost: the sync recorded them with their commissions. Check the shop's webhooks on the "
-            f"setup page (its sync history lists the orders it recovered), and that {title} can reach this "
-            "service: a webhook that fails is retried (Shopify) or dropped (WooCommerce) and then removed or "
-            "disabled.",
-            {**events, "from": c.get("day", ""), "to": c.get("day", "")} if c.get("day") else events,
-        )
+        return _recovered(c, shop=shop, platform=platform, title=title, events=events)
     if incident.rule == Rule.WEBHOOK_REMOVED:
         missing = ", ".join(c.get("missing", [])) or "some topics"
         recreated = ", ".join(c.get("recreated", []))
@@ -80,6 +69,33 @@ def describe(incident: Incident) -> Description:
         "Read the platform's changelog for the versions between, then move the pinned version "
         "(attribution/platforms/apis/shopify.py, API_VERSION) and run the sync's tests.",
         events,
+    )
+
+
+# What becomes of a webhook that fails, by platform: each incident speaks of its own platform only.
+FAILING = {
+    "shopify": "Shopify retries a failed delivery for a while, then removes the app's subscription",
+    "woocommerce": "WooCommerce never retries a failed delivery and disables the webhook after a few failures",
+}
+
+
+def _recovered(c: dict, *, shop: str, platform: str, title: str, events: dict) -> Description:
+    """One incident a shop: its days (an incident of one day, as kept before, reads as one of them)."""
+    days = c.get("days") or ([{k: c.get(k) for k in ("day", "recovered", "orders")}] if c.get("day") else [])
+    listed = "; ".join(
+        f"{d.get('recovered', 0)} of {d.get('orders', 0)} on {_day(d.get('day'))}" for d in days
+    )
+    topic = PAYING_TOPIC.get(platform, "order")
+    failing = FAILING.get(platform, f"{title} stops delivering to an address that keeps failing")
+    first, last = (days[0].get("day", ""), days[-1].get("day", "")) if days else ("", "")
+    return Description(
+        f"Orders only the sync brought: {shop}",
+        f"{c.get('recovered', 0)} of {c.get('orders', 0)} orders of {shop} arrived only by the sync"
+        f"{' (' + listed + ')' if listed else ''}: the {topic} webhook may be failing.",
+        "Nothing is lost: the sync recorded them with their commissions. Check the shop's webhooks on the setup "
+        f"page (its sync history lists the orders it recovered), and that {title} can reach this service: "
+        f"{failing}.",
+        {**events, "from": first, "to": last} if first else events,
     )
 
 

@@ -3,8 +3,8 @@
 evaluation leaves them alone: health.alerts.rules.SYNC_RULES). What a run says, in one line, for a command or a
 task's result.
 
-- sync_recovered, one a day of the shop: the run recorded orders no live path had brought ("3 of 212 orders of
-  Nov 23 arrived only by the nightly sync"); resolved by a run that recovers none.
+- sync_recovered, one a shop, listing its days: the runs recorded orders no live path had brought ("3 of 212
+  orders of Nov 23 arrived only by the sync"); a later run adds its days; resolved by a run that recovers none.
 - disconnected (health.alerts.connection_rules): the platform refused the credential, so the sync marked the
   connection disconnected; opened at once here, resolved by the evaluation once the shop is connected again.
 - webhook_removed / webhook_disabled: the webhooks' check found one missing or disabled (and put it right);
@@ -67,7 +67,7 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
     platform = platform_named(connection.platform)
     base = {
         "connection": connection.pk,
-        "shop": connection.shop_domain,
+        "shop": connection.shop_name(),
         "platform": connection.platform,
         "title": platform.title if platform else connection.platform,
         "run": run.pk,
@@ -113,18 +113,20 @@ def report(run: SyncRun, *, now: datetime) -> list[Incident]:
     elif "disabled" in hooks:
         cleared.add(Rule.WEBHOOK_DISABLED)
     recovered_days = _recovered_days(run)
-    for day, recovered in recovered_days.items():
-        capture = DailyCapture.objects.filter(connection=connection, day=day).first()
-        counts = {
-            **base,
-            "day": day.isoformat(),
-            "recovered": recovered,
-            "orders": capture.orders if capture else recovered,
-        }
-        found.append(Finding(Rule.SYNC_RECOVERED, f"{connection.pk}:{day.isoformat()}"[:32], counts))
+    open_now = _open(run.brand_id, connection.pk)
+    if recovered_days:
+        # One cause, one incident: the shop's, listing its days; a later run adds its days to the open one.
+        days = _days_recovered(connection, recovered_days)
+        kept = next((i for i in open_now if i.rule == Rule.SYNC_RECOVERED and i.subject == subject), None)
+        if kept is None:
+            found.append(Finding(Rule.SYNC_RECOVERED, subject, {**base, **_totals(days)}))
+        else:
+            merged = {d["day"]: d for d in (kept.counts or {}).get("days", [])} | {d["day"]: d for d in days}
+            kept.counts = {**(kept.counts or {}), **base, **_totals(sorted(merged.values(), key=_by_day))}
+            kept.save(update_fields=["counts"])
     if run.status == SyncRun.Status.DONE and not recovered_days:
         cleared.add(Rule.SYNC_RECOVERED)
-    for incident in _open(run.brand_id, connection.pk):
+    for incident in open_now:
         if incident.rule in cleared:
             resolve(incident, now=now, email=email)
     for finding in found:
@@ -154,6 +156,32 @@ def _recovered_days(run: SyncRun) -> dict:
         .order_by("day")
     )
     return {row["day"]: row["n"] for row in rows}
+
+
+def _days_recovered(connection: PlatformConnection, recovered_days: dict) -> list[dict]:
+    """Each day's orders only the sync brought, of the shop's orders of that day (its daily capture)."""
+    # daily_capture_unique (brand, connection, day): the days of the run, one query.
+    orders = dict(
+        DailyCapture.objects.filter(
+            brand_id=connection.brand_id, connection=connection, day__in=list(recovered_days)
+        ).values_list("day", "orders")
+    )
+    return [
+        {"day": day.isoformat(), "recovered": n, "orders": orders.get(day) or n}
+        for day, n in recovered_days.items()
+    ]
+
+
+def _totals(days: list[dict]) -> dict:
+    return {
+        "days": days,
+        "recovered": sum(d["recovered"] for d in days),
+        "orders": sum(d["orders"] for d in days),
+    }
+
+
+def _by_day(day: dict) -> str:
+    return day["day"]
 
 
 def _kept(hooks: dict) -> dict:

@@ -2,6 +2,8 @@
 
 from django import template
 from django.template.loader import render_to_string
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
 
 from attribution.money import in_minor_units
@@ -57,3 +59,13 @@ def data_table(content, table_id="", *, classes="stack", card=True):
         "health/_data_table.html",
         {"content": content, "table_id": table_id, "classes": classes, "card": card},
     )
+
+
+@register.filter
+def breakable(value):
+    """A domain or an address that may wrap only after its dots, slashes and hyphens (a <wbr> there), never in
+    the middle of a word: 'shop.example/api' -> 'shop.<wbr>example/<wbr>api'. Escaped first."""
+    text = str(escape(value))
+    for mark in (".", "/", "-"):
+        text = text.replace(mark, mark + "<wbr>")
+    return mark_safe(text)  # noqa: S308  (escaped above; only <wbr> added)

@@ -71,8 +71,8 @@ class Command(BaseCommand):
             else "fresh demo developer keys issued"
         )
         human.write(
-            "Demo world ready: 3 brands, 6 clicks, 4 discount codes, 1 known shopper, 1 Shopify shop, 3 users, orders in "
-            "EUR and GBP, "
+            "Demo world ready: 3 brands, 6 clicks, 6 discount codes, 1 known shopper, 1 Shopify shop, 3 users, orders in "
+            "EUR and GBP, a paid statement of last month, currency rates up to today (marked demo), "
             "the API examples' orders; "
             f"{keys}; document {'written to ' + path if path else 'printed'}."
         )

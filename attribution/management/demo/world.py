@@ -30,6 +30,9 @@ from brands.sealing import UnreadableSecret
 from .example_orders import keep_examples_true
 from .fx import keep_fx_orders
 from .keys import demo_key, revoked_demo_key
+from .rates import keep_demo_rates
+from .shops import keep_shop_codes, shop_document
+from .statement import keep_paid_statement
 
 # Demo clicks are found again by this marker in their user agent, so their ids survive a re-run.
 CLICK_MARKER = "seed_demo:"
@@ -89,8 +92,11 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         brand=main, email_hash=hash_email(KNOWN_SHOPPER_EMAIL), defaults={"creator": ana}
     )
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
+    keep_shop_codes(other, olga)  # the codes of Globex Demo's shop's orders in the stand-in
+    keep_demo_rates(today=now.date())  # before any conversion: rates of the demo's own days, marked "demo"
     keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.contract.examples)
     fx = keep_fx_orders(main, now=now)  # orders in EUR and GBP, converted into its reporting currency
+    fx["paid_statement"] = keep_paid_statement(main, now=now)  # last month's, closed, in three currencies
 
     keys = {
         brand.pk: demo_key(brand, printed_before.get(role))
@@ -110,6 +116,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
     return {
         "brands": {
             "main": {
+                "id": main.pk,
                 "name": main.name,
                 "developer_key": keys[main.pk],
                 "revoked_developer_key": revoked_key,
@@ -125,8 +132,10 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
                 "developer_key": keys[other.pk],
                 "page_urls": {"primary": page(other_prop.host)},
                 "property_domains": [other_prop.host],
+                **shop_document(other, now=now),  # its id, and the Shopify shop the tour connects
             },
             "handoff": {
+                "id": handoff.pk,
                 "name": handoff.name,
                 "developer_key": keys[handoff.pk],
                 "page_urls": {"primary": page(handoff_prop.host)},

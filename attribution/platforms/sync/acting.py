@@ -268,8 +268,12 @@ class PageActor:
             body=keep_platform_body(self.platform.kept(document)),
             body_parsed=True,
         )
+        # A recovered order is placed on its own day (the shop's placed time), so the charts, the creator page,
+        # its rate and its statement count it there; the outcome row keeps when the sync recorded it.
+        placed = read.order.placed_at if what == "record" and read.order is not None else None
+        order_at = min(placed, at) if placed is not None else at
         # The page's transaction is the savepoint: a fault rolls the page back whole (sync.runner).
-        return receive(notice, received_at=at, receipt=receipt, savepoint=False)
+        return receive(notice, received_at=order_at, receipt=receipt, savepoint=False)
 
     def _outcomes(self, ids: set) -> dict:
         if not ids:

@@ -121,8 +121,10 @@ class CreatorRow:
 
     @property
     def conversion(self) -> float | None:
-        """Orders per click, as a percentage, where there were clicks."""
-        return 100 * self.counts.orders / self.clicks if self.clicks else None
+        """Of her clicks, the share that led to an order credited by a click: the orders attributed by click per
+        click, as a percentage, where there were clicks. Orders by code or known shopper are not a click's, so
+        they are left out (the By code and By shopper shares count them): it never passes 100 %."""
+        return 100 * self.counts.by_click / self.clicks if self.clicks else None
 
     def money_in(self, currency: str) -> Money:
         return self.money.get(currency) or Money()

@@ -22,7 +22,7 @@ MONEY = [
 COUNTS = [
     ("clicks", "Clicks"),
     ("orders", "Orders"),
-    ("conversion", "Conversion"),
+    ("conversion", "Click conversion"),
 ]
 SHARES = [
     ("refund_rate", "Cancelled / refunded"),

@@ -17,6 +17,7 @@ from config.db.router import primary, reads_replica
 from health.pages.access import brand_page
 from health.pages.order import queries as order_queries
 from health.pages.outcomes import info_of
+from health.pages.sync.queries import recovery_of
 
 
 @require_safe
@@ -56,6 +57,7 @@ def _order(request, chosen, order_id: str, is_test: bool, page=None):
     if page.order is not None:
         context["paths"] = paths_of(page.order, page.events)
         context["trace"] = readable(page.order.trace)
+        context["recovery"] = recovery_of(page.order)  # an order the sync recovered: placed before it came
         if request.user.is_staff:  # what-if: the same event judged today; it changes nothing
             what_if = order_queries.what_if(page.order, now=timezone.now())
             what_if.trace = readable(what_if.trace)

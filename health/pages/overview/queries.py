@@ -27,6 +27,7 @@ from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 from health.pages.periods import Period
+from health.pages.sync.queries import brought_by_sync, recovered_by_brand
 
 # A brand "usually sends orders" when it sent live order confirmations on this many of the 7 days
 # before today; such a brand silent for SILENCE gets a warning on the overview.
@@ -183,9 +184,10 @@ class ConnectionFigures:
     days: float  # the period's length in days
     # Refused before they were trusted in the period: the rows kept (signatures) and those counted beyond them.
     signature_failures: int
-    platform_only: int
+    platform_only: int  # by the platform's webhook alone
     confirmation_only: int
     both: int
+    sync_only: int = 0  # recorded by the sync: no webhook and no order confirmation had brought them
 
     @property
     def per_day(self) -> float:
@@ -193,7 +195,7 @@ class ConnectionFigures:
 
     @property
     def orders(self) -> int:
-        return self.platform_only + self.confirmation_only + self.both
+        return self.platform_only + self.confirmation_only + self.both + self.sync_only
 
     def share(self, n: int) -> float | None:
         return 100 * n / self.orders if self.orders else None
@@ -207,11 +209,28 @@ class ConnectionFigures:
     def confirmation_share(self) -> float | None:
         return self.share(self.confirmation_only + self.both)
 
+    @property
+    def sync_share(self) -> float | None:
+        return self.share(self.sync_only)
+
+
+def recovered_orders(brand: Brand, period: Period, *, is_test: bool) -> tuple[int, int]:
+    """The orders the sync recorded in `period` and how many of them were tracked: the outcome log counts them
+    on the sync's endpoint, which is no order endpoint, so the overview's cards add them from here."""
+    counted = recovered_by_brand([brand.pk], since=period.start, until=period.end, is_test=is_test)
+    return counted.get(brand.pk, (0, 0))
+
+
+# The sync records an order under a delivery id of its own ("sync:<run>:record:<order>", attribution.platforms
+# .sync.acting): no webhook delivered it, so the webhook's figures leave it out.
+SYNC_DELIVERY = "sync:"
+
 
 def last_delivery(connection: PlatformConnection) -> datetime | None:
     """When the connection's last verified delivery came (platform_delivery_time_idx)."""
     return (
         PlatformDelivery.objects.filter(connection=connection, verified=True)
+        .exclude(delivery_id__startswith=SYNC_DELIVERY)
         .order_by("-received_at")
         .values_list("received_at", flat=True)
         .first()
@@ -233,7 +252,10 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
         )
         .order_by()
         .values("connection_id")
-        .annotate(taken=Count("id", filter=Q(verified=True)), refused=Count("id", filter=Q(verified=False)))
+        .annotate(
+            taken=Count("id", filter=Q(verified=True) & ~Q(delivery_id__startswith=SYNC_DELIVERY)),
+            refused=Count("id", filter=Q(verified=False)),
+        )
     }
     # refused_delivery_hour_unique (brand, connection, hour): the refusals counted beyond the rows kept.
     counted_refusals = dict(
@@ -251,9 +273,11 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
             brand=brand, is_test=is_test, received_at__gte=period.start, received_at__lt=period.end
         )
         .order_by()
+        .annotate(synced=brought_by_sync())
         .values("property_id")
         .annotate(
-            platform_only=Count("id", filter=Q(via_platform=True, via_api=False)),
+            platform_only=Count("id", filter=Q(via_platform=True, via_api=False, synced=False)),
+            sync_only=Count("id", filter=Q(via_platform=True, via_api=False, synced=True)),
             confirmation_only=Count("id", filter=Q(via_platform=False, via_api=True)),
             both=Count("id", filter=Q(via_platform=True, via_api=True)),
         )
@@ -272,6 +296,7 @@ def platform_figures(brand: Brand, period: Period, *, is_test: bool) -> list[Con
                 platform_only=seen.get("platform_only", 0),
                 confirmation_only=seen.get("confirmation_only", 0),
                 both=seen.get("both", 0),
+                sync_only=seen.get("sync_only", 0),
             )
         )
     return figures

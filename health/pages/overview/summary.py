@@ -108,6 +108,14 @@ class Overview:
     warned: int  # events that carry a warning
     chart: Chart  # wide screens
     narrow_chart: Chart  # phones: fewer, larger labels
+    orders_recovered: int = 0  # of orders_total, those the sync recorded (add_recovered)
+
+    def add_recovered(self, recovered: int, tracked: int) -> None:
+        """Count the orders the sync recorded in the cards too: every way in, each order once."""
+        self.orders_recovered = recovered
+        self.orders_total += recovered
+        self.orders_accepted += recovered
+        self.orders_tracked += tracked
 
     @property
     def action_total(self) -> int:

@@ -41,13 +41,15 @@ def overview(request, chosen):
     except DatabaseError:  # the figures stay exact without it: the unrolled tail is read as well
         logger.warning("overview roll-up failed", exc_info=True)
     rows = queries.outcome_counts(chosen.brand, period)
+    summary = build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone())
+    summary.add_recovered(*queries.recovered_orders(chosen.brand, period, is_test=namespace == "test"))
     context = {
         **chosen.context,
         "form": form,
         "periods": PERIODS,
         "period": period,
         "namespace": namespace,
-        "summary": build_overview(rows, period, namespace=namespace, zone=timezone.get_current_timezone()),
+        "summary": summary,
         "status": queries.integration_status(chosen.brand, now),
         # The share of the brand's order book that arrived, by day, from its reconciliations.
         "capture": reconcile_queries.capture_by_day(

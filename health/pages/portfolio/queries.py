@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
 
+from attribution.models import SyncRun
 from attribution.outcomes.endpoints import counts_as_order
 from health.alerts.descriptions import describe
 from health.alerts.models import Incident
@@ -17,6 +18,7 @@ from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK
 from health.log.snapshot import consistent_snapshot
 from health.pages.periods import start_of_day
+from health.pages.sync.queries import recovered_by_brand
 
 DAYS = 7  # today and the 6 days before, as the overview's 7 days
 
@@ -32,6 +34,7 @@ class PortfolioRow:
     events: int = 0  # live events on all endpoints
     needs_action: int = 0  # of which need the brand's action
     open_incidents: list[str] = field(default_factory=list)  # incident titles
+    last_sync: SyncRun | None = None  # the newest sync of any of its shops, with its connection
 
     @property
     def tracked_share(self) -> float | None:
@@ -96,4 +99,22 @@ def portfolio(brands: QuerySet, *, now: datetime) -> list[PortfolioRow]:
     for pk, incidents in titles.items():
         if pk in rows:
             rows[pk].open_incidents = [describe(i).title for i in incidents]
+    # The orders the sync recorded: their outcome rows are on the sync's endpoint, no order endpoint.
+    recovered = recovered_by_brand(list(rows), since=start_of_day(first_day), until=now, is_test=False)
+    for pk, (n, tracked) in recovered.items():
+        rows[pk].orders += n
+        rows[pk].tracked += tracked
+    for run in last_syncs(list(rows)):
+        rows[run.brand_id].last_sync = run
     return sorted(rows.values(), key=lambda r: (not r.open_incidents, r.name.lower()))
+
+
+def last_syncs(brand_ids: list[int]) -> list[SyncRun]:
+    """Each brand's newest sync run, with its connection: two queries however many brands."""
+    # sync_run_brand_time_idx (brand, -started_at): one probe per brand.
+    newest = (
+        SyncRun.objects.filter(brand_id=OuterRef("brand_id")).order_by("-started_at", "-pk").values("pk")[:1]
+    )
+    return list(
+        SyncRun.objects.filter(brand_id__in=brand_ids, pk=Subquery(newest)).select_related("connection")
+    )

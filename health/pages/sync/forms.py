@@ -10,6 +10,7 @@ from brands.models import Brand, PlatformConnection
 # Shopify's read_orders scope reads the last 60 days of orders; older ones need read_all_orders.
 SHOPIFY_DAYS_WITHOUT_ALL_ORDERS = 60
 MAX_DAYS = 366  # a window longer than a year is a first import, not a sync: sync_orders --since does it
+PRESET_DAYS = 3  # the form opens on the last three days (today included): what a missed weekend needs
 
 
 class SyncNowForm(forms.Form):
@@ -21,6 +22,13 @@ class SyncNowForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.today = today or timezone.now().astimezone(UTC).date()
         self.fields["connection"].queryset = brand.platform_connections.order_by("platform", "shop_domain")
+        first = self.today - timedelta(days=PRESET_DAYS - 1)
+        for name, initial in (("since", first), ("until", self.today)):
+            self.initial.setdefault(name, initial)
+            # The browser's own limits: no day after today, none further back than one sync may read.
+            self.fields[name].widget.attrs.update(
+                min=(self.today - timedelta(days=MAX_DAYS - 1)).isoformat(), max=self.today.isoformat()
+            )
 
     def clean(self):
         data = super().clean()

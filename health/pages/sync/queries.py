@@ -2,11 +2,12 @@
 brought; the capture per day and path across the brand's connections."""
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
-from django.db.models import Sum
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 
-from attribution.models import DailyCapture, SyncedOrder, SyncRun
+from attribution.models import DailyCapture, Order, SyncedOrder, SyncRun
+from attribution.outcomes import Outcome
 from brands.models import Brand
 
 RUNS_SHOWN = 100
@@ -60,3 +61,57 @@ def capture_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[Cap
         .order_by("-day")
     )
     return [CaptureDay(**row) for row in rows]
+
+
+def brought_by_sync() -> Exists:
+    """An order the sync recorded (its SyncedOrder says `sync`): it has via_platform, yet no webhook brought it."""
+    # synced_order_once (brand, connection, order_id, is_test): the brand's part, then the order's rows.
+    return Exists(
+        SyncedOrder.objects.filter(
+            brand_id=OuterRef("brand_id"),
+            order_id=OuterRef("order_id"),
+            is_test=OuterRef("is_test"),
+            path=SyncedOrder.Path.SYNC,
+        )
+    )
+
+
+def recovered_by_brand(
+    brand_ids: list[int], *, since: datetime, until: datetime, is_test: bool
+) -> dict[int, tuple[int, int]]:
+    """By brand, the orders the sync recorded between `since` and `until` and how many of them were tracked:
+    their outcome rows are on the sync's endpoint, no order endpoint, so the pages' order figures add these."""
+    # order_brand_time_idx (brand, -received_at): the period's orders no live path brought.
+    rows = (
+        Order.objects.filter(
+            brand_id__in=brand_ids,
+            is_test=is_test,
+            received_at__gte=since,
+            received_at__lt=until,
+            via_platform=True,
+            via_api=False,
+        )
+        .filter(brought_by_sync())
+        .order_by()
+        .values("brand_id")
+        .annotate(n=Count("id"), tracked=Count("id", filter=Q(outcome=Outcome.TRACKED)))
+    )
+    return {row["brand_id"]: (row["n"], row["tracked"]) for row in rows}
+
+
+def recovery_of(order: Order) -> SyncedOrder | None:
+    """For an order the sync recorded, its SyncedOrder: when it was placed in the shop and when the sync found
+    it (`seen_at`); None for the others."""
+    if not order.via_platform or order.via_api:
+        return None
+    # synced_order_once (brand, connection, order_id, is_test): the brand's part, then the order's row.
+    return (
+        SyncedOrder.objects.filter(
+            brand_id=order.brand_id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            path=SyncedOrder.Path.SYNC,
+        )
+        .only("placed_at", "seen_at", "run_id")
+        .first()
+    )

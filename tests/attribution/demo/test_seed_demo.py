@@ -27,11 +27,16 @@ def shape(value):
 
 def test_the_document_has_every_key_of_the_spec(world):
     page_urls = {"primary": "str", "secondary": "str", "unregistered": "str"}
-    brand_keys = {"name": "str", "developer_key": "str", "property_domains": "list"}
+    brand_keys = {"id": "int", "name": "str", "developer_key": "str", "property_domains": "list"}
     assert shape(world) == {
         "brands": {
             "main": {**brand_keys, "revoked_developer_key": "str", "page_urls": page_urls},
-            "other": {**brand_keys, "page_urls": {"primary": "str"}},
+            "other": {
+                **brand_keys,
+                "page_urls": {"primary": "str"},
+                # the shop the README's tour connects; its connection's id once connected
+                "shopify": {"shop_domain": "str", "connection_id": "NoneType", "orders_since": "str"},
+            },
             "handoff": {
                 **brand_keys,
                 "page_urls": {"primary": "str"},
@@ -51,7 +56,11 @@ def test_the_document_has_every_key_of_the_spec(world):
         "commission": {"rate_percent": "str", "returning_rate_percent": "str"},
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
         "links": {"valid": "str"},
-        "fx": {"reporting_currency": "str", "orders": "list"},
+        "fx": {
+            "reporting_currency": "str",
+            "orders": "list",
+            "paid_statement": {"id": "int", "month": "str"},
+        },
     }
 
 
@@ -86,7 +95,7 @@ def test_a_second_run_without_the_first_document_reuses_the_world_and_reissues_o
         model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
     ] == counts
     assert (get_user_model().objects.count(), BrandMembership.objects.count()) == users
-    assert counts == [3, 4, 4, 6, 4, 1]
+    assert counts == [3, 4, 4, 6, 6, 1]  # Globex Demo's shop's two codes among the discount codes
     for section in ("clicks", "codes", "shoppers", "commission", "users"):
         assert second[section] == first[section]
     for name in ("main", "other", "handoff"):

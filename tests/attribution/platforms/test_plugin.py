@@ -331,7 +331,7 @@ def test_a_brand_user_connects_a_registered_platform_s_shop_and_the_setup_page_s
     )
     page = unescape(client.get(setup).content.decode())
     assert "Storefront platform: Shopify, WooCommerce or Tinyshop" in page
-    assert f'<strong>Tinyshop</strong> <code class="break">{SHOP}</code>' in page
+    assert f'<strong>Tinyshop</strong> <code class="break-at">{SHOP.replace(".", ".<wbr>")}</code>' in page
     assert '<div class="card" id="tinyshop-steps">\n      <h3>Tinyshop</h3>' in page
     assert "<li>In your Tinyshop back office, open <strong>Apps → Webhooks</strong>.</li>" in page
     assert (

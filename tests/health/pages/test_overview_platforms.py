@@ -51,7 +51,7 @@ def test_a_brand_with_a_shop_sees_its_deliveries_and_the_capture_rate_by_path(
     assert round(figures.platform_share, 1) == 66.7
     text = response.content.decode()
     assert "acme-demo.myshopify.com" in text
-    assert "the platform's webhook brought 66.7% and the order confirmation 66.7%" in text
+    assert "the platform's webhook brought 66.7%, the order confirmation 66.7%." in text
     # The other ways in get their column in the outcome table once they sent something.
     assert '<th scope="col" class="num">Shopify webhook</th>' in text
 

@@ -166,6 +166,18 @@ def test_the_setup_page_offers_sync_now_and_links_the_history(alice_client, shop
     assert 'id="sync-now"' in text
 
 
+def test_the_sync_now_form_opens_on_the_last_three_days_within_its_limits(alice_client, shop, brand):
+    today = timezone.now().astimezone(UTC).date()
+    first, oldest = today - timedelta(days=2), today - timedelta(days=365)
+
+    text = alice_client.get("/health/sync/", {"brand": brand.pk}).content.decode()
+
+    for name, value in (("since", first), ("until", today)):
+        field = text[text.index(f'name="{name}"') - 60 :][:300]
+        assert f'value="{value.isoformat()}"' in field
+        assert f'min="{oldest.isoformat()}"' in field and f'max="{today.isoformat()}"' in field
+
+
 def test_the_overview_shows_the_capture_per_day_and_path(alice_client, shop, brand):
     day = timezone.now().astimezone(UTC).date() - timedelta(days=1)
     DailyCapture.objects.create(
