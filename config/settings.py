@@ -16,9 +16,8 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=True)
-# `make run` writes the demo's stand-in settings (SITE_URL, SHOPIFY_API_ORIGIN, …) to demo.env, so a command typed
-# beside it (`.venv/bin/python manage.py sync_orders …`) reaches the same stand-in. Read after the environment
-# and .env (they win), with DEBUG on and these settings only: never the test suite's (config.test_settings).
+# demo.env: `make run`'s stand-in settings, for a command typed beside it (docs/operations.md); the environment
+# and .env win; read with DEBUG on and these settings only, never the test suite's (config.test_settings).
 if DEBUG and env.str("DJANGO_SETTINGS_MODULE", default="config.settings") == "config.settings":
     environ.Env.read_env(BASE_DIR / "demo.env", overwrite=False)
 
@@ -109,9 +108,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
     "config.csp.PagesCSPMiddleware",  # django-csp; see config/csp.py
 ]
-# The API's own stack (config/wsgi.py): a request id and its log line, HTTPS and security headers, CORS
-# for checkout pages, and the host check (CommonMiddleware's, without its redirects). Sessions, CSRF, sign-in, messages, time zones, lockout and CSP
-# serve people on pages; the API has no cookies, forms or HTML, and skips them.
+# The API's own stack (config/wsgi.py): a request id and its log line, HTTPS and security headers, CORS for
+# checkout pages, and the host check (CommonMiddleware's, without its redirects). Sessions, CSRF, sign-in,
+# messages, time zones, lockout and CSP serve people on pages; the API has no cookies, forms or HTML.
 API_MIDDLEWARE = [
     "attribution.http.middleware.RequestIdMiddleware",
     # Before the session and sign-in, whose reads it routes (config/db/router.py); idle without a replica.
@@ -195,10 +194,9 @@ API_BODY_MAX_BYTES = 64 * 1024
 # 413 reaches the client (config/wsgi.py); beyond, the connection is closed unread.
 API_BODY_DRAIN_MAX_BYTES = env.int("API_BODY_DRAIN_MAX_BYTES", default=16 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (attribution/reconciliation/books/reader.py;
-# config/nginx.conf lets that much through on its two upload paths only). An apply works a batch at a time
-# for this many seconds within its request, well inside gunicorn's 30 s timeout; the task runner applies
-# the rest.
+# An order book (docs/reconciliation.md) is up to 50 MB and 200,000 rows (books/reader.py; config/nginx.conf lets
+# that much through on its two upload paths only). An apply works a batch at a time for this many seconds within
+# its request, well inside gunicorn's 30 s timeout; the task runner applies the rest.
 RECONCILIATION_APPLY_SECONDS = env.float("RECONCILIATION_APPLY_SECONDS", default=15.0)
 # A storefront platform's order webhook carries every line item, so a big order is larger than an order
 # event: its receivers (attribution/platforms/) take bodies up to this size (docs/decisions.md,
@@ -220,18 +218,16 @@ SHOPIFY_SCOPES = env("SHOPIFY_SCOPES", default="read_orders")
 # The origin of every call to a shop, {shop} its myshopify.com domain; tests, the demo and staging point it at
 # the platforms' stand-in (attribution/platforms/standin/), e.g. http://127.0.0.1:9100/{shop}.
 SHOPIFY_API_ORIGIN = env("SHOPIFY_API_ORIGIN", default="https://{shop}")
-# The host:port pairs a platform API may be called at over plain http, at a loopback or private address (the
-# demo's stand-in; a bare host means port 80); none by default: a credential is sent over https only.
+# host:port pairs a platform API may be called at over plain http, at a loopback or private address (the demo's
+# stand-in; a bare host: port 80); none by default: a credential is sent over https only.
 PLATFORM_PLAIN_HTTP_HOSTS = env.list("PLATFORM_PLAIN_HTTP_HOSTS", default=[])
-# Every call out (config/lib/outbound): a platform call ends within PLATFORM_CALL_SECONDS in all, and reads at most
-# PLATFORM_ANSWER_MAX_BYTES of its answer (a page of orders: 16 webhook bodies). A sync run reads at most
-# SYNC_MAX_PAGES_PER_RUN pages, a shop's runs SYNC_MAX_PAGES_PER_DAY in 24 hours (docs/operations.md).
+# Every call out (config/lib/outbound): a platform call ends within PLATFORM_CALL_SECONDS in all and reads at most
+# PLATFORM_ANSWER_MAX_BYTES (16 webhook bodies); a sync's pages are capped per run and per day (docs/operations.md).
 PLATFORM_CALL_SECONDS = env.float("PLATFORM_CALL_SECONDS", default=20.0)
 PLATFORM_ANSWER_MAX_BYTES = env.int("PLATFORM_ANSWER_MAX_BYTES", default=16 * PLATFORM_BODY_MAX_BYTES)
 SYNC_MAX_PAGES_PER_RUN = env.int("SYNC_MAX_PAGES_PER_RUN", default=500)
 SYNC_MAX_PAGES_PER_DAY = env.int("SYNC_MAX_PAGES_PER_DAY", default=2000)
-# The name WooCommerce shows the site's administrator when it asks to hand the keys over.
-WOOCOMMERCE_APP_NAME = env("WOOCOMMERCE_APP_NAME", default="Creator attribution")
+WOOCOMMERCE_APP_NAME = env("WOOCOMMERCE_APP_NAME", default="Creator attribution")  # shown at the key handover
 
 # Behind a load balancer (and nginx) set NUM_PROXIES so the client's address is read from
 # X-Forwarded-For; 0 trusts only the socket address, so a client cannot dodge limits with a forged header.

@@ -41,7 +41,10 @@ def served_standin(settings, live_server):
     thread.start()
     settings.SHOPIFY_API_ORIGIN = f"{world.origin}/{{shop}}"
     # The stand-in, and live_server's callbacks: plain http to these host:port pairs only.
-    settings.PLATFORM_PLAIN_HTTP_HOSTS = [f"127.0.0.1:{server.server_port}", live_server.url.split("//", 1)[1]]
+    settings.PLATFORM_PLAIN_HTTP_HOSTS = [
+        f"127.0.0.1:{server.server_port}",
+        live_server.url.split("//", 1)[1],
+    ]
     settings.SHOPIFY_CLIENT_ID, settings.SHOPIFY_CLIENT_SECRET = "browser-app", "browser-app-secret"
     settings.SITE_URL = live_server.url
     yield world
