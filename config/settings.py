@@ -175,8 +175,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# The project's own static files that belong to no app: the admin's styles for phones.
-STATICFILES_DIRS = [BASE_DIR / "config" / "static"]
+STATICFILES_DIRS = [BASE_DIR / "config" / "static"]  # static files of no app: the admin's styles for phones
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
