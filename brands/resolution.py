@@ -146,6 +146,22 @@ def resolve_host(raw: str | None) -> Resolution:
     return Resolution(host=host)
 
 
+def resolve_known(host: str | None, brand_id: int) -> Resolution:
+    """The resolution of a way in that already knows the order's brand (a platform's connection, a book's
+    upload): the brand's settings and the host's property from the same cache as `resolve_host`, without
+    choosing the brand by the host. An inactive brand, or one the host's domain does not hold, resolves to
+    nothing."""
+    host = normalize_host(host) if host else None
+    if not host:
+        return Resolution(host=None)
+    entry = _entry(registrable_domain(host))
+    brand = entry["brands"].get(brand_id)
+    if brand is None or not brand.is_active:
+        return Resolution(host=host)
+    hit = entry["hosts"].get(host)
+    return Resolution(host=host, brand=brand, property_id=hit[1] if hit and hit[0] == brand_id else None)
+
+
 def forget_domain(domain: str) -> None:
     _local.pop(domain, None)
     cache.delete(_cache_key(domain))

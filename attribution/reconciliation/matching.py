@@ -15,7 +15,7 @@ from brands.models import Brand
 from health.log.models import OutcomeEvent
 
 from .books.reader import Book, BookOrder
-from .lookups import BookLookups, order_payload
+from .lookups import BookLookups, book_order
 from .rows import JudgedRow
 
 Status = BookRow.Status
@@ -147,8 +147,8 @@ class Judge:
             row.detail = say("matching.platform_records", said=said)
             return
         at = row.ordered_at or self.now
-        payload = order_payload(row, host=lookups.host_for(row, self.host))
-        estimate = would_earn(payload, at=at, lookups=lookups)
+        order, _ = book_order(row, host=lookups.host_for(row, self.host), brand_id=self.brand.id)
+        estimate = None if order is None else would_earn(order, at=at, lookups=lookups)
         if estimate is None:
             row.detail = say("matching.unresolved", said=said)
         elif estimate.outcome == Outcome.CLICK_NOT_FOUND:
