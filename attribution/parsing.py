@@ -224,6 +224,16 @@ def parse_order_id(value) -> str:
     return text
 
 
+def is_plain_number(value) -> bool:
+    """A whole number, or a string holding only a plain decimal number with its sign ("-6.90"; never "1e6",
+    "NaN" or "1,000"): what an amount's parts may be."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    if isinstance(value, Decimal):
+        return value.is_finite()
+    return isinstance(value, str) and _PLAIN_DECIMAL.fullmatch(value.strip()) is not None
+
+
 def parse_amount(value, *, allow_zero: bool) -> Decimal:
     """A JSON number or a string holding only a plain decimal number; never a float."""
     if isinstance(value, bool) or value is None:

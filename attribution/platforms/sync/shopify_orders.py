@@ -20,7 +20,27 @@ ORDER_FIELDS = """
       discountCodes
       customAttributes {{ key value }}
       customerJourneySummary {{ ready firstVisit {{ landingPage referrerUrl }} }}
+      taxesIncluded
 """
+# The order's lines (issue 56), in fields every version since 2024-01 has (the pinned 2026-10 included):
+# `priceAfterAllDiscountsBeforeTaxesSet` is newer, so a line's amount after discounts is made as a webhook's is,
+# from its unit price, quantity and discount allocations. A connection costs 2 and `first` times its node.
+ALLOCATED = "discountAllocations { allocatedAmountSet { shopMoney { amount } } }"
+TAXES = "taxLines { priceSet { shopMoney { amount } } }"
+LINE_ITEMS_FIRST, SHIPPING_LINES_FIRST = 10, 1  # more is rare; an order with more is judged on its amount
+CONNECTIONS = (
+    (
+        "lineItems",
+        LINE_ITEMS_FIRST,
+        "sku quantity vendor product { legacyResourceId } variant { legacyResourceId } "
+        f"originalUnitPriceSet {{ shopMoney {{ amount }} }} {ALLOCATED} {TAXES}",
+    ),
+    (
+        "shippingLines",
+        SHIPPING_LINES_FIRST,
+        f"originalPriceSet {{ shopMoney {{ amount }} }} {ALLOCATED} {TAXES}",
+    ),
+)
 MAX_QUERY_POINTS = 1000  # Shopify refuses a query that asks for more
 MAX_PAGE = 250  # Shopify's most orders a page
 
@@ -39,6 +59,9 @@ def orders_query(*, counts_total: bool) -> tuple[str, int]:
     amounts = " ".join(f"{name} {{ shopMoney {{ amount currencyCode }} }}" for name in AMOUNTS[counts_total])
     fields = ORDER_FIELDS.format(amounts=amounts)
     per_order = 1 + fields.count("{")
+    for name, first, node in CONNECTIONS:
+        fields += f"      {name}(first: {first}) {{ pageInfo {{ hasNextPage }} nodes {{ {node} }} }}\n"
+        per_order += 2 + 1 + first * (1 + node.count("{"))  # the connection, its pageInfo, `first` nodes
     return ORDERS_QUERY.format(fields=fields), min(MAX_PAGE, (MAX_QUERY_POINTS - 2) // per_order)
 
 
@@ -120,7 +143,66 @@ def as_webhook_order(node: dict) -> dict:
         money = ((node.get(graphql) or {}).get("shopMoney")) or {}
         if money.get("amount") is not None:
             order[rest] = money["amount"]
+    order.update(_rest_lines(node))
     return order
+
+
+def _rest_lines(node: dict) -> dict:
+    """The order's lines in its webhook's shape (`line_items`, `shipping_lines`, `taxes_included`), for
+    attribution.platforms.shopify to read; a list cut at its `first` says so (`lines_cut`), and its lines are
+    then ignored."""
+    items, shipping = node.get("lineItems") or {}, node.get("shippingLines") or {}
+    if not items.get("nodes"):
+        return {}
+    lines = {
+        "taxes_included": bool(node.get("taxesIncluded")),
+        "line_items": [
+            {
+                "sku": line.get("sku"),
+                "quantity": line.get("quantity"),
+                "vendor": line.get("vendor"),
+                "product_id": _legacy(line.get("product")),
+                "variant_id": _legacy(line.get("variant")),
+                "price": _amount(line.get("originalUnitPriceSet")),
+                **_rest_parts(line),
+            }
+            for line in items["nodes"]
+            if isinstance(line, dict)
+        ],
+        "shipping_lines": [
+            {"price": _amount(line.get("originalPriceSet")), **_rest_parts(line)}
+            for line in shipping.get("nodes") or []
+            if isinstance(line, dict)
+        ],
+    }
+    for name, listed in (("line_items", items), ("shipping_lines", shipping)):
+        if (listed.get("pageInfo") or {}).get("hasNextPage"):
+            lines["lines_cut"] = f"{name} lists more than the sync reads"
+    return lines
+
+
+def _rest_parts(line: dict) -> dict:
+    return {
+        "discount_allocations": [
+            {"amount": _amount(part.get("allocatedAmountSet"))}
+            for part in line.get("discountAllocations") or []
+            if isinstance(part, dict)
+        ],
+        "tax_lines": [
+            {"price": _amount(part.get("priceSet"))}
+            for part in line.get("taxLines") or []
+            if isinstance(part, dict)
+        ],
+    }
+
+
+def _amount(money_bag) -> object:
+    return ((money_bag or {}).get("shopMoney") or {}).get("amount") if isinstance(money_bag, dict) else None
+
+
+def _legacy(owner) -> object:
+    legacy = owner.get("legacyResourceId") if isinstance(owner, dict) else None
+    return int(legacy) if isinstance(legacy, str) and legacy.isdigit() else legacy
 
 
 _REST_AMOUNTS = (
