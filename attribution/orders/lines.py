@@ -10,6 +10,7 @@ Each way in fills them once:
 An order that names no lines has none here: the plan prices it as one line of its whole base.
 """
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -179,6 +180,16 @@ def lines_from_json(data: dict | None) -> OrderLines:
         taxes_included=data["taxes_included"],
         ignored=data["ignored"],
     )
+
+
+def lines_as_text(lines: OrderLines) -> str:
+    """The lines as JSON text, for a text column (a book's row); "" for none."""
+    kept = lines_as_json(lines)
+    return "" if kept is None else json.dumps(kept, separators=(",", ":"))
+
+
+def lines_from_text(text: str) -> OrderLines:
+    return lines_from_json(json.loads(text)) if text else NO_LINES
 
 
 _TEXT_FIELDS = ("sku", "product_id", "variant_id", "vendor")

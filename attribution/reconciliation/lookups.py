@@ -7,7 +7,7 @@ from django.db.models.functions import Lower
 from attribution.contract.serializers import OrderConfirmationSerializer
 from attribution.models import Click
 from attribution.orders.incoming import IncomingOrder
-from attribution.orders.lines import NO_LINES
+from attribution.orders.lines import OrderLines, lines_from_text
 from attribution.orders.lookups import Lookups
 from attribution.outcomes import Outcome, field_error
 from attribution.parsing import FieldError, parse_amount, parse_optional_text
@@ -103,7 +103,7 @@ def book_order(row, *, host: str, brand_id: int) -> tuple[IncomingOrder | None, 
             code=row.code or None,
             email_hash=None,
             return_window_closes_at=None,
-            lines=getattr(row, "lines", NO_LINES),
+            lines=row.lines if isinstance(row.lines, OrderLines) else lines_from_text(row.lines),
             resolution=resolve_known(host, brand_id),
         ),
         None,

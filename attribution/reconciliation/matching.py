@@ -72,6 +72,7 @@ class Judge:
                 order.code[:255],
                 order.click_id[:255],
                 order.ordered_at,
+                lines=order.lines,
             )
             if order.problem:
                 row.status, row.detail = Status.INVALID, order.problem
