@@ -15,6 +15,7 @@ update events (docs/decisions.md, "Decision order of a platform's delivery").
 """
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 from django.db import DatabaseError, connections, transaction
@@ -24,6 +25,7 @@ from attribution.models import Order, PlatformDelivery
 from attribution.orders import joins
 from attribution.orders.confirmation import confirm
 from attribution.orders.incoming import IncomingOrder
+from attribution.orders.lines import OrderLines
 from attribution.orders.lookups import Lookups
 from attribution.orders.trace import Signal, StepResult, step
 from attribution.orders.whatif import decide_order_again
@@ -31,7 +33,7 @@ from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT
 from attribution.parsing import FieldError, is_click_id, parse_order_id
 from brands.emails import hash_with_verdict
-from brands.models import Creator, KnownShopper, PlatformConnection
+from brands.models import Creator, KnownShopper, PlatformConnection, ProductCollections
 from brands.resolution import resolve_known
 from config.lib.sql import InsertStatement, SelectStatement
 from health.log.writer import FAULTS, Receipt, record
@@ -251,6 +253,7 @@ def typed_order(notice: OrderNotice, lookups: "_Remembered", values: tuple) -> I
     order = notice.order
     order_id, amount, currency = values
     code = _pick_code(notice, lookups)
+    resolution = resolve_known(notice.host, notice.brand_id)
     return IncomingOrder(
         order_id=order_id,
         amount=amount,
@@ -265,8 +268,33 @@ def typed_order(notice: OrderNotice, lookups: "_Remembered", values: tuple) -> I
         referring_site=order.referring_site[
             :2048
         ],  # issue 38: read by the decision only for a platform's order
-        lines=order.lines,
-        resolution=resolve_known(notice.host, notice.brand_id),
+        lines=_with_collections(order.lines, notice, resolution.brand),
+        resolution=resolution,
+    )
+
+
+def _with_collections(lines: OrderLines, notice: OrderNotice, brand) -> OrderLines:
+    """The lines with their products' collections as the sync keeps them (brands.models.ProductCollections):
+    one query for the order's products, none for a brand whose sync keeps none (its cached BrandInfo says so)."""
+    if not lines.lines or brand is None or not brand.keeps_collections:
+        return lines
+    wanted = {line.product_id for line in lines.lines if line.product_id and not line.collections}
+    if not wanted:
+        return lines
+    # product_collections_unique (brand, platform, product_id).
+    kept = dict(
+        ProductCollections.objects.filter(
+            brand_id=notice.brand_id, platform=notice.endpoint, product_id__in=wanted
+        ).values_list("product_id", "collections")
+    )
+    if not kept:
+        return lines
+    return replace(
+        lines,
+        lines=tuple(
+            replace(line, collections=tuple(kept[line.product_id])) if line.product_id in kept else line
+            for line in lines.lines
+        ),
     )
 
 

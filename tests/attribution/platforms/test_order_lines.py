@@ -5,11 +5,14 @@ import json
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from attribution.models import Order
 from attribution.orders.lines import NO_LINES, OrderLine
 from attribution.platforms import shopify, woocommerce
 from attribution.platforms.notice import Action, OrderNotice, PlatformOrder
+from brands.models import ProductCollections
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.payloads import shopify_order, woocommerce_order
 from tests.attribution.typed_orders import Decided
@@ -135,3 +138,40 @@ def test_a_spooled_notice_keeps_its_lines():
     )  # fmt: skip
 
     assert OrderNotice.from_json(json.loads(json.dumps(notice.as_json()))).order.lines == order.lines
+
+
+def product_collection_reads(queries) -> int:
+    return sum(ProductCollections._meta.db_table in query["sql"] for query in queries)
+
+
+def test_a_delivery_s_lines_take_the_collections_the_sync_keeps_in_one_query(shopify, shop, monkeypatch):
+    ProductCollections.objects.create(
+        brand_id=shop.brand_id,
+        platform="shopify",
+        product_id="9782123692332",
+        collections=["summer", "linen"],
+    )
+    ProductCollections.objects.create(
+        brand_id=shop.brand_id, platform="woocommerce", product_id="9782123692332", collections=["other"]
+    )
+    shopify("orders/create", shopify_order())  # the brand's resolution read and cached
+    decided = Decided(monkeypatch)
+
+    with CaptureQueriesContext(connection) as queries:
+        shopify("orders/create", shopify_order(order_id=5820398473217))
+
+    assert decided.orders[0].lines.lines[0].collections == ("summer", "linen")
+    assert product_collection_reads(queries) == 1  # the order's products, in one IN query
+
+
+def test_a_brand_whose_sync_keeps_no_collections_costs_its_orders_no_query(shopify, shop, monkeypatch):
+    decided = Decided(monkeypatch)
+
+    with CaptureQueriesContext(connection) as queries:
+        shopify("orders/create", shopify_order())
+
+    assert decided.orders[0].lines.lines[0].collections == ()
+    assert product_collection_reads(queries) == 1  # the brand's resolution, read once and cached, says none
+    with CaptureQueriesContext(connection) as queries:
+        shopify("orders/create", shopify_order(order_id=5820398473217))
+    assert product_collection_reads(queries) == 0
