@@ -7,6 +7,10 @@ the REST shape its webhook carries, so that attribution.platforms.shopify reads 
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from django.utils import timezone
+
+from . import collections
+
 # Every order field the sync reads, as GraphQL names it, with the two amounts the connection counts (the subtotal,
 # or the total: before and after refunds and edits). Shopify's calculator asks 1 point for an order and 1 for
 # each object in it (a scalar is free): a MoneyBag and its shopMoney are 2, the journey and its first visit 2.
@@ -98,9 +102,18 @@ def _stamp(moment: datetime) -> str:
 class ShopifyOrders:
     """The pages of a window's orders, through `admin` (a ShopifyAdmin)."""
 
-    def __init__(self, admin, *, start: datetime, end: datetime, counts_total: bool = False):
+    def __init__(
+        self,
+        admin,
+        *,
+        start: datetime,
+        end: datetime,
+        counts_total: bool = False,
+        brand_id: int | None = None,
+    ):
         self.admin, self.query_text = admin, window_query(start, end)
         self.document, self.page_size = orders_query(counts_total=counts_total)
+        self.brand_id = brand_id  # whose products' collections the pages keep (sync.collections)
 
     def page(self, cursor: str) -> Page:
         data = self.admin.query(
@@ -108,10 +121,13 @@ class ShopifyOrders:
         )
         orders = data["orders"]
         info = orders.get("pageInfo") or {}
+        documents = [as_webhook_order(node) for node in orders.get("nodes") or []]
+        if self.brand_id is not None:
+            collections.refresh(
+                "shopify", self.admin, brand_id=self.brand_id, documents=documents, now=timezone.now()
+            )
         return Page(
-            documents=[as_webhook_order(node) for node in orders.get("nodes") or []],
-            cursor=info.get("endCursor") or cursor,
-            more=bool(info.get("hasNextPage")),
+            documents=documents, cursor=info.get("endCursor") or cursor, more=bool(info.get("hasNextPage"))
         )
 
 

@@ -10,7 +10,10 @@ start, so that order is read then.
 
 from datetime import UTC, datetime
 
+from django.utils import timezone
+
 from ..woocommerce import PAID, UNDONE
+from . import collections
 from .shopify_orders import Page
 
 ORDERS_PATH = "/wp-json/wc/v3/orders"
@@ -24,8 +27,9 @@ def _stamp(moment: datetime) -> str:
 class WooCommerceOrders:
     """The pages of a window's orders, through `rest` (a WooCommerceREST)."""
 
-    def __init__(self, rest, *, start: datetime, end: datetime):
+    def __init__(self, rest, *, start: datetime, end: datetime, brand_id: int | None = None):
         self.rest, self.page_size = rest, PAGE_SIZE
+        self.brand_id = brand_id  # whose products' categories the pages keep (sync.collections)
         self.params = {
             "modified_after": _stamp(start),
             "modified_before": _stamp(end),
@@ -41,6 +45,10 @@ class WooCommerceOrders:
         documents = answer.json()
         if not isinstance(documents, list):
             documents = []
+        if self.brand_id is not None:
+            collections.refresh(
+                "woocommerce", self.rest, brand_id=self.brand_id, documents=documents, now=timezone.now()
+            )
         total_pages = answer.headers.get("X-WP-TotalPages", "")
         last = int(total_pages) if total_pages.isdigit() else number
         return Page(documents=documents, cursor=str(number + 1), more=number < last and bool(documents))

@@ -1,13 +1,17 @@
 """A synced order reaches the decision as the same typed order (attribution.orders.incoming) as the order
-confirmation of the same order, its lines included, built once from the page the platform answered; and an amount
+confirmation of the same order, its lines included (their products' collections read once and kept, a day at
+most), built once from the page the platform answered; and an amount
 the API would refuse ("1e6") is refused from the sync too, with its outcome recorded (issue 55, finding 10)."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db.models import F
 
 from attribution.models import Order, SyncRun
 from attribution.platforms.sync.runner import sync_connection
+from brands.models import ProductCollections
 from health.log.models import OutcomeEvent
 from tests.attribution.typed_orders import Decided, apart_from_lines, as_confirmed, sold
 
@@ -96,3 +100,54 @@ def test_a_synced_amount_the_api_would_refuse_is_refused_and_recorded(woo_site, 
     assert (event.outcome, event.order_id) == ("invalid_order_amount", "701")
     assert "total must be a plain number" in str(event.response_body)
     assert SyncRun.objects.get().status == "done"
+
+
+def test_the_sync_keeps_its_products_collections_and_its_orders_lines_name_them(
+    shopify_shop, clock, yesterday, monkeypatch
+):
+    shopify_shop.products = {"9782123692332": ["summer", "linen"], "9782123692340": []}
+    shopify_shop.orders.append(shopify_order(1, placed_at=at(yesterday, 1), subtotal="74.00", lines=LINES))
+    decided = Decided(monkeypatch)
+
+    sync_connection(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+
+    kept = dict(ProductCollections.objects.values_list("product_id", "collections"))
+    assert kept == {"9782123692332": ["summer", "linen"], "9782123692340": []}
+    assert [line.collections for line in decided.orders[0].lines.lines] == [("summer", "linen"), ()]
+
+
+def test_a_woocommerce_sync_keeps_its_products_categories(woo_site, clock, yesterday):
+    woo_site.products = {"93": ["summer"]}
+    woo_site.orders.append(
+        woo_order(
+            1,
+            placed_at=at(yesterday, 1),
+            total="45.00",
+            lines=({"sku": "LIN-M", "product_id": 93, "quantity": 1, "subtotal": "45.00", "total": "45.00"},),
+        )
+    )
+
+    sync_connection(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+
+    assert list(ProductCollections.objects.values_list("platform", "product_id", "collections")) == [
+        ("woocommerce", "93", ["summer"])
+    ]
+
+
+def test_collections_read_within_a_day_are_not_read_again(shopify_shop, clock, yesterday, monkeypatch):
+    shopify_shop.products = {"9782123692332": ["summer"], "9782123692340": []}
+    shopify_shop.orders.append(shopify_order(1, placed_at=at(yesterday, 1), subtotal="74.00", lines=LINES))
+    sync_connection(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    shopify_shop.products = {"9782123692332": ["winter"], "9782123692340": []}
+    SyncRun.objects.update(status="done")
+
+    sync_connection(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep, since=yesterday)
+
+    assert ProductCollections.objects.get(product_id="9782123692332").collections == ["summer"]
+    # A day later they are read again.
+    ProductCollections.objects.update(refreshed_at=F("refreshed_at") - timedelta(days=1, seconds=1))
+    SyncRun.objects.update(status="done")
+
+    sync_connection(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep, since=yesterday)
+
+    assert ProductCollections.objects.get(product_id="9782123692332").collections == ["winter"]
