@@ -35,11 +35,7 @@ class PlatformConnectionForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        # Only a shop typed in is verified by a secret the brand pastes. A connection made with the platform's
-        # consent has none to paste: by OAuth the app's own secret signs; by key handover the service made the
-        # webhooks with its own (read-only keys: the brand pastes one when it makes them).
-        typed_in = self.instance.connected_via == PlatformConnection.ConnectedVia.TYPED
-        if typed_in and not self.instance.secret and not cleaned.get("signing_secret"):
+        if not self.instance.secret and not cleaned.get("signing_secret"):
             self.add_error("signing_secret", "Paste the signing secret the platform shows.")
         return cleaned
 
