@@ -23,6 +23,9 @@ MAX_ORDER_ID_LENGTH = 255
 # Amounts below a trillion, kept to six decimals; larger is a template bug, not an order.
 MAX_AMOUNT_INTEGER_DIGITS = 12
 MAX_AMOUNT_DECIMAL_PLACES = 6
+# An order's lines (attribution.orders.lines): at most 250 (Shopify's most line items an order), each quantity
+# at most a million, each text (sku, id, vendor, collection) 255 characters, each line in 50 collections.
+MAX_LINES, MAX_LINE_QUANTITY, MAX_LINE_TEXT, MAX_LINE_COLLECTIONS = 250, 1_000_000, 255, 50
 _AMOUNT_LIMIT = Decimal(10) ** MAX_AMOUNT_INTEGER_DIGITS
 _AMOUNT_QUANTUM = Decimal(1).scaleb(-MAX_AMOUNT_DECIMAL_PLACES)
 
@@ -219,6 +222,16 @@ def parse_order_id(value) -> str:
     if len(text) > MAX_ORDER_ID_LENGTH:
         raise FieldError(f"must be at most {MAX_ORDER_ID_LENGTH} characters")
     return text
+
+
+def is_plain_number(value) -> bool:
+    """A whole number, or a string holding only a plain decimal number with its sign ("-6.90"; never "1e6",
+    "NaN" or "1,000"): what an amount's parts may be."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    if isinstance(value, Decimal):
+        return value.is_finite()
+    return isinstance(value, str) and _PLAIN_DECIMAL.fullmatch(value.strip()) is not None
 
 
 def parse_amount(value, *, allow_zero: bool) -> Decimal:

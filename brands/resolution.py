@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef
 
 from .hosts import normalize_host, registrable_domain
-from .models import Brand, PlatformConnection, Property, connection_of_shop
+from .models import Brand, PlatformConnection, ProductCollections, Property, connection_of_shop
 
 
 @dataclass(frozen=True)
@@ -38,9 +38,14 @@ class BrandInfo:
     returning_commission_rate_percent: Decimal | None
     storefront_handles_orders: bool
     reporting_currency: str = "USD"  # its commissions are converted into it (attribution.fx)
+    # Its platforms' sync keeps its products' collections (brands.models.ProductCollections): only then does
+    # a platform's order read them, in one query (attribution.platforms.record).
+    keeps_collections: bool = False
 
     @classmethod
-    def of(cls, brand: Brand, *, connected: bool = False, connections=None) -> "BrandInfo":
+    def of(
+        cls, brand: Brand, *, connected: bool = False, connections=None, keeps_collections: bool = False
+    ) -> "BrandInfo":
         """`connected`: the brand has an enabled platform connection, which hands its orders off too;
         `connections`: those connections, when read (the shop's currency is the reporting default)."""
         return cls(
@@ -52,6 +57,7 @@ class BrandInfo:
             returning_commission_rate_percent=brand.returning_commission_rate_percent,
             storefront_handles_orders=brand.storefront_handles_orders or connected,
             reporting_currency=brand.reporting_currency_now(connections or ()),
+            keeps_collections=keeps_collections,
         )
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
@@ -76,7 +82,7 @@ class Resolution:
 
 
 def _cache_key(domain: str) -> str:
-    return f"resolution:v2:{domain}"
+    return f"resolution:v3:{domain}"  # v3: BrandInfo.keeps_collections
 
 
 def _load(domain: str) -> dict:
@@ -84,10 +90,11 @@ def _load(domain: str) -> dict:
     connected = PlatformConnection.objects.filter(
         brand_id=OuterRef("brand_id"), is_enabled=True, approved_at__isnull=False
     )
+    kept = ProductCollections.objects.filter(brand_id=OuterRef("brand_id"))
     props = list(
         Property.objects.filter(registrable_domain=domain)
         .select_related("brand")
-        .annotate(connected=Exists(connected))
+        .annotate(connected=Exists(connected), keeps_collections=Exists(kept))
     )
     # The shops' currencies, for brands that name no reporting currency and have a connection (rare: one read).
     shops: dict[int, list] = {}
@@ -100,7 +107,10 @@ def _load(domain: str) -> dict:
     for prop in props:
         hosts[prop.host] = (prop.brand_id, prop.id)
         brands[prop.brand_id] = BrandInfo.of(
-            prop.brand, connected=prop.connected, connections=shops.get(prop.brand_id, ())
+            prop.brand,
+            connected=prop.connected,
+            connections=shops.get(prop.brand_id, ()),
+            keeps_collections=prop.keeps_collections,
         )
     return {"hosts": hosts, "brands": brands}
 
@@ -144,6 +154,22 @@ def resolve_host(raw: str | None) -> Resolution:
     if len(active) == 1:
         return Resolution(host=host, brand=entry["brands"][active.pop()])
     return Resolution(host=host)
+
+
+def resolve_known(host: str | None, brand_id: int) -> Resolution:
+    """The resolution of a way in that already knows the order's brand (a platform's connection, a book's
+    upload): the brand's settings and the host's property from the same cache as `resolve_host`, without
+    choosing the brand by the host. An inactive brand, or one the host's domain does not hold, resolves to
+    nothing."""
+    host = normalize_host(host) if host else None
+    if not host:
+        return Resolution(host=None)
+    entry = _entry(registrable_domain(host))
+    brand = entry["brands"].get(brand_id)
+    if brand is None or not brand.is_active:
+        return Resolution(host=host)
+    hit = entry["hosts"].get(host)
+    return Resolution(host=host, brand=brand, property_id=hit[1] if hit and hit[0] == brand_id else None)
 
 
 def forget_domain(domain: str) -> None:

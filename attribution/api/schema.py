@@ -40,7 +40,7 @@ class DeveloperKeyScheme(OpenApiAuthenticationExtension):
 class FieldRuleSchema(OpenApiSerializerFieldExtension):
     """A field of attribution.contract.serializers documents exactly what its rule accepts."""
 
-    target_class = "attribution.contract.serializers.RuleField"
+    target_class = "attribution.contract.serializers.fields.RuleField"
     match_subclasses = True
 
     def map_serializer_field(self, auto_schema, direction):

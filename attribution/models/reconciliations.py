@@ -132,6 +132,9 @@ class BookRow(models.Model):
     code = models.CharField(max_length=255, blank=True, default="")
     click_id = models.CharField(max_length=255, blank=True, default="")
     ordered_at = models.DateTimeField(null=True, blank=True)
+    # The order's lines as the book listed them (issue 56; Shopify's export: its Lineitem columns), as JSON text
+    # (attribution.orders.lines.lines_as_text; text, since the rows are written by COPY); "" for none.
+    lines = models.TextField(blank=True, default="", db_default="")  # db_default: a COPY that leaves it out
     # A missing order: the commission it would earn; a drifted one: the change to its commission.
     commission = models.DecimalField(max_digits=18, decimal_places=6, null=True, blank=True)
     change = models.CharField(max_length=10, choices=Change.choices, blank=True, default="")

@@ -1,6 +1,7 @@
-"""Order confirmation (POST /api/order_confirmation): judge one event in the decision order of
-docs/decisions.md and store the order (and its commission when tracked). The field rules (steps 2-5) are
-read here; the decision (attribution.orders.decision) takes it from there.
+"""Order confirmation (POST /api/order_confirmation), and the judging of every typed order: an order
+confirmation body is read once into the typed order (attribution.orders.incoming) by the API's field rules
+(steps 2-5); `confirm` judges a typed order from any way in in the decision order of docs/decisions.md
+(attribution.orders.decision) and stores the order (and its commission when tracked).
 
 Expected business results (duplicate, unknown code) are return values, never exceptions; the shared
 view records and answers the `Result`.
@@ -20,7 +21,10 @@ from ..models import Order
 from ..outcomes import Outcome, Result, say
 from ..parsing import shown_order_id
 from . import event_brand, joins, store
-from .decision import Decision, Fields, decide, message, rows_to_store
+from . import trace as why
+from .decision import Decision, decide, message, rows_to_store
+from .incoming import IncomingOrder
+from .lines import read_items
 from .lookups import Lookups
 
 logger = logging.getLogger(__name__)
@@ -31,21 +35,55 @@ def confirm_order(
     payload,
     received_at: datetime,
     receipt: Receipt | None = None,
+) -> Result:
+    """Judge one order confirmation body in the decision order (docs/decisions.md): read once into the typed
+    order by the API's field rules, then judged and stored as `confirm` does."""
+    result, order = read_confirmation(payload)
+    if order is None:
+        return result
+    return confirm(order, result=result, received_at=received_at, receipt=receipt)
+
+
+def confirm(
+    order: IncomingOrder,
+    *,
+    received_at: datetime,
+    result: Result | None = None,
+    receipt: Receipt | None = None,
     judged_at: datetime | None = None,
     lookups: Lookups | None = None,
     via: joins.Via | None = None,
 ) -> Result:
-    """Judge one order confirmation in the decision order (docs/decisions.md) and store the order it
-    decides on, with the request's outcome row when the API hands its `receipt` (one statement on
-    PostgreSQL, attribution.orders.store). Spool replay and the setup page record their own rows.
+    """Judge one typed order (attribution.orders.incoming), whatever its way in, and store the order it decides
+    on, with the request's outcome row when the caller hands its `receipt` (one statement on PostgreSQL,
+    attribution.orders.store). Spool replay and the setup page record their own rows.
 
     A reconciliation creates a missing order with `judged_at`, when the book says it was placed: the
     attribution window is judged then, not at its arrival; and its `lookups`, read for many orders at once.
 
-    A storefront platform's order comes `via` its webhook (attribution.platforms), in this payload's shape:
-    decided without the hand-off step, and joined with the brand's order confirmation of the same order."""
+    A storefront platform's order comes `via` its webhook (attribution.platforms): decided without the hand-off
+    step, and joined with the brand's order confirmation of the same order."""
+    if order.brand is None:  # a brand gone inactive since its way in named it
+        host = order.resolution.host if order.resolution else None
+        return Result(
+            Outcome.UNRESOLVED_DOMAIN,
+            say("order.no_brand", host=host or ""),
+            order_id=order.order_id,
+            is_test=order.is_test,
+            warnings=order.warnings,
+        )
+    if result is None:
+        result = Result(
+            Outcome.INVALID_PARAMS,
+            "",
+            brand_id=order.brand.id,
+            order_id=order.order_id,
+            is_test=order.is_test,
+            warnings=order.warnings,
+        )
     result, rows = _judge(
-        payload=payload,
+        order,
+        result,
         received_at=received_at,
         judged_at=judged_at,
         lookups=lookups,
@@ -56,12 +94,10 @@ def confirm_order(
     if via is not None or result.outcome == Outcome.SHOPIFY_HANDOFF:
         # One order, two paths: the platform's webhook and the order confirmation (joins), which keeps the
         # click id sent for the other path.
-        rows.order["click_sent"] = (
-            OrderConfirmationSerializer.rules["clickId"].parse(payload.get("clickId")) or ""
-        )
+        rows.order["click_sent"] = order.click_id or ""
         try:
             return joins.write_order(
-                rows, result, via=via, receipt=receipt, rejudge=_rejudger(payload, rows, lookups)
+                rows, result, via=via, receipt=receipt, rejudge=_rejudger(order, rows, lookups)
             )
         except DatabaseError:
             logger.exception("order insert failed", extra={"brand_id": result.brand_id})
@@ -76,18 +112,11 @@ def confirm_order(
     return answered
 
 
-def _judge(
-    *,
-    payload,
-    received_at: datetime,
-    judged_at: datetime | None = None,
-    lookups: Lookups | None = None,
-    via_platform: bool = False,
-) -> tuple[Result, store.OrderRows | None]:
-    """Reads only: the result, and the order to store if there is one."""
+def read_confirmation(payload) -> tuple[Result, IncomingOrder | None]:
+    """An order confirmation body as the typed order, its brand resolved from the host it names (steps 1-6):
+    the order, or None with the refusal in the result. Reads only."""
     if not isinstance(payload, dict):
         return Result(Outcome.INVALID_PARAMS, say("order.not_an_object")), None
-
     resolution = event_brand.resolve_event(payload)
     brand = resolution.brand
     result = Result(
@@ -97,43 +126,53 @@ def _judge(
         order_id=shown_order_id(payload.get("orderId")),
         is_test=OrderConfirmationSerializer.asks_for_test(payload),
     )
-
-    fields = parse_confirmation(payload, result)
-    if fields is None:
+    order = parse_confirmation(payload, result, resolution=resolution)
+    if order is None:
         return result, None
-    result.order_id, result.is_test, result.warnings = fields.order_id, fields.is_test, fields.warnings
-    if (
-        via_platform
-    ):  # issue 38: only a platform's order names a referring site (attribution.platforms.record)
-        fields.referring_site = _referring_site(payload)
-
+    result.order_id, result.is_test, result.warnings = order.order_id, order.is_test, order.warnings
     if brand is None:
         return result.set(Outcome.UNRESOLVED_DOMAIN, event_brand.unresolved_text(payload, resolution)), None
+    return result, order
 
+
+def _judge(
+    order: IncomingOrder,
+    result: Result,
+    *,
+    received_at: datetime,
+    judged_at: datetime | None = None,
+    lookups: Lookups | None = None,
+    via_platform: bool = False,
+) -> tuple[Result, store.OrderRows | None]:
+    """Reads only: the result, and the order to store if there is one."""
+    resolution = order.resolution
+    brand = resolution.brand
     decision = decide(
         brand=brand,
         resolution=resolution,
-        fields=fields,
+        fields=order,
         received_at=judged_at or received_at,
         lookups=lookups,
         via_platform=via_platform,
     )
+    if order.lines.ignored:
+        decision.trace.insert(0, why.lines_ignored(order.lines.ignored))
     if decision.outcome == Outcome.CLICK_NOT_FOUND:
         # Step 7 comes before step 10: a repeat of a stored order is a duplicate whatever its click.
-        if Order.objects.filter(brand_id=brand.id, order_id=fields.order_id, is_test=fields.is_test).exists():
-            return _duplicate(result, fields.order_id), None
+        if Order.objects.filter(brand_id=brand.id, order_id=order.order_id, is_test=order.is_test).exists():
+            return _duplicate(result, order.order_id), None
         return result.set(Outcome.CLICK_NOT_FOUND, say("order.click_not_found")), None
-    order, commission = rows_to_store(
+    stored, commission = rows_to_store(
         brand=brand,
         resolution=resolution,
-        fields=fields,
+        fields=order,
         decision=decision,
         received_at=received_at,
         ordered_at=judged_at,
     )
     # Whether the order id was already received is decided when the order is written (its unique key):
     # the answer to a repeat (OrderRows.duplicate) is made then.
-    rows = store.OrderRows(order=order, commission=commission, warnings=fields.warnings)
+    rows = store.OrderRows(order=stored, commission=commission, warnings=order.warnings)
     return result.set(decision.outcome, message(decision)), rows
 
 
@@ -141,14 +180,20 @@ def _duplicate(result: Result, order_id: str) -> Result:
     return result.set(Outcome.DUPLICATE_ORDER, say("order.duplicate", order_id=order_id))
 
 
-def parse_confirmation(payload: dict, result: Result) -> Fields | None:
+def parse_confirmation(
+    payload: dict, result: Result, *, resolution: Resolution | None = None
+) -> IncomingOrder | None:
     """Steps 2-5 of the decision order: the field rules of OrderConfirmationSerializer, in its field
     order. On a refusal, fill `result` with its outcome and return None."""
     checked = OrderConfirmationSerializer.check(payload)
     if checked.refused(result, order_id_field="orderId"):
         return None
     values = checked.values
-    return Fields(
+    warnings = [say("order.unreadable_return_window", problem=problem) for _, problem in checked.warnings]
+    lines = read_items(values["items"])
+    if lines.ignored:  # issue 56: items never refuse the order
+        warnings.append(say("order.items_ignored", problem=lines.ignored))
+    return IncomingOrder(
         order_id=values["orderId"],
         amount=values["orderAmount"],
         currency=values["currency"],
@@ -158,35 +203,35 @@ def parse_confirmation(payload: dict, result: Result) -> Fields | None:
         code=values["code"],
         email_hash=values["customer_email"],
         return_window_closes_at=values["returnWindowClosesAt"],
-        warnings=[say("order.unreadable_return_window", problem=problem) for _, problem in checked.warnings],
+        warnings=warnings,
+        lines=lines,
+        resolution=resolution,
     )
 
 
-def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> joins.Rejudge:
+def _rejudger(order: IncomingOrder, rows: store.OrderRows, lookups: Lookups | None) -> joins.Rejudge:
     """How joins decides a joined order again: steps 10-13 with the signals of both paths, the
     shopper as this arrival names them; a click id that matches no click is left out (noted in the trace)."""
-    order = rows.order
-    email_hash = OrderConfirmationSerializer.rules["customer_email"].parse(payload.get("customer_email"))
+    stored = rows.order
 
     def rejudge(
         *, click_id, code, is_returning_customer, amount, currency, property_id, host, at
     ) -> joins.Judged:
         brand = resolve_host(host).brand
-        fields = Fields(
-            order_id=order["order_id"],
+        resolution = Resolution(host=host, brand=brand, property_id=property_id)
+        joined = dataclasses.replace(
+            order,
             amount=amount,
             currency=currency,
-            is_test=order["is_test"],
             is_returning_customer=is_returning_customer,
             click_id=click_id,
             code=code,
-            email_hash=email_hash,
-            return_window_closes_at=order["return_window_closes_at"],
-            referring_site=_referring_site(payload),
+            return_window_closes_at=stored["return_window_closes_at"],
+            warnings=[],
+            resolution=resolution,
         )
-        resolution = Resolution(host=host, brand=brand, property_id=property_id)
 
-        def decide_joined(fields: Fields) -> Decision:
+        def decide_joined(fields: IncomingOrder) -> Decision:
             return decide(
                 brand=brand,
                 resolution=resolution,
@@ -196,16 +241,16 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
                 via_platform=True,
             )
 
-        decision = decide_joined(fields)
+        decision = decide_joined(joined)
         if decision.outcome == Outcome.CLICK_NOT_FOUND:
             unknown = decision.trace
-            fields = dataclasses.replace(fields, click_id=None)
-            decision = decide_joined(fields)
+            joined = dataclasses.replace(joined, click_id=None)
+            decision = decide_joined(joined)
             decision.trace = [*unknown, *decision.trace]
         decided, commission = rows_to_store(
             brand=brand,
             resolution=resolution,
-            fields=fields,
+            fields=joined,
             decision=decision,
             received_at=at,
             ordered_at=at,
@@ -214,9 +259,3 @@ def _rejudger(payload: dict, rows: store.OrderRows, lookups: Lookups | None) -> 
         return joins.Judged(decision.outcome, message(decision), decided, commission)
 
     return rejudge
-
-
-def _referring_site(payload: dict) -> str:
-    """The referring site a platform's order names (attribution.platforms.record puts it in the payload)."""
-    site = payload.get("referring_site")
-    return site[:2048] if isinstance(site, str) else ""

@@ -6,8 +6,7 @@ Reads only: attribution.orders.confirmation writes what it decides.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from decimal import Decimal
+from datetime import timedelta
 
 from brands.models import DiscountCode, Property
 from brands.resolution import BrandInfo, Resolution
@@ -19,28 +18,12 @@ from ..outcomes import Outcome, say
 from ..review import holds as review_holds
 from ..review.runner import review_decision
 from . import trace as why
-from .lines import NO_LINES, OrderLines
+from .incoming import IncomingOrder
 from .lookups import Lookups
 
-
-@dataclass
-class Fields:
-    """The order confirmation fields after the field rules."""
-
-    order_id: str
-    amount: Decimal
-    currency: str
-    is_test: bool
-    is_returning_customer: bool
-    click_id: str | None
-    code: str | None
-    email_hash: str | None
-    return_window_closes_at: datetime | None
-    warnings: list = field(default_factory=list)
-    referring_site: str = ""  # issue 38: a platform's order's referring site (the code_leak rule)
-    lines: OrderLines = (
-        NO_LINES  # issue 56: what a commission plan prices line by line (attribution.orders.lines)
-    )
+# The typed order every way in builds once (attribution.orders.incoming). `Fields` is its former name, kept
+# until the branches that still say it are merged.
+Fields = IncomingOrder
 
 
 @dataclass
@@ -63,7 +46,7 @@ def decide(
     *,
     brand: BrandInfo,
     resolution: Resolution,
-    fields: Fields,
+    fields: IncomingOrder,
     received_at,
     lookups: Lookups | None = None,
     via_platform: bool = False,

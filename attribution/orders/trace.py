@@ -24,6 +24,9 @@ class Signal(StrEnum):
     # Nor this: the platform's nightly sync brought the order, which no webhook had delivered
     # (attribution.platforms.sync).
     SYNC = "sync"
+    # Nor this: the order's lines were sent but could not be read; the order was judged on its amount alone
+    # (attribution.orders.lines; issue 56).
+    LINES = "lines"
 
 
 class StepResult(StrEnum):
@@ -44,6 +47,8 @@ class StepResult(StrEnum):
     JOINED = "joined"
     # the platform's nightly sync
     RECOVERED = "recovered"
+    # the order's lines
+    IGNORED = "ignored"
 
 
 # What each signal can answer, in the docs' order (docs/api.md, "The decision's trace").
@@ -65,6 +70,7 @@ RESULTS = {
     Signal.SHOPPER: (StepResult.ATTRIBUTED, StepResult.NOT_KNOWN),
     Signal.JOIN: (StepResult.JOINED,),
     Signal.SYNC: (StepResult.RECOVERED,),
+    Signal.LINES: (StepResult.IGNORED,),
 }
 
 SIGNAL_LABELS = {
@@ -74,6 +80,7 @@ SIGNAL_LABELS = {
     Signal.JOIN: "Platform order and order confirmation",
     Signal.REVIEW: "Review rule: commission held",
     Signal.SYNC: "Recovered by the platform's sync",
+    Signal.LINES: "The order's lines",
 }
 
 
@@ -185,6 +192,14 @@ def joined(*, platform: str, first: str, taken: list[str]) -> dict:
     return step(Signal.JOIN, StepResult.JOINED, detail)
 
 
+def lines_ignored(problem: str) -> dict:
+    return step(
+        Signal.LINES,
+        StepResult.IGNORED,
+        f"The order's lines could not be read ({problem}); the order was judged on its amount alone.",
+    )
+
+
 def winning_index(trace: list[dict]) -> int | None:
     """The step that attributed the order, when one did."""
     for index, entry in enumerate(trace):
@@ -205,6 +220,7 @@ RESULT_LABELS = {
     StepResult.BLACKLISTED_CODE: "code blacklisted",
     StepResult.NOT_KNOWN: "shopper not known",
     StepResult.JOINED: "one order, two paths",
+    StepResult.IGNORED: "ignored: judged on the order's amount",
     # A review step's result is its rule (attribution.models.Rule; docs/review.md).
     "self_referral": "held: the shopper is the creator",
     "disposable_email": "held: throwaway email address",

@@ -7,11 +7,11 @@ from datetime import datetime
 from decimal import Decimal
 
 from ..money import commission_amount
-from ..outcomes import Outcome, Result
+from ..outcomes import Outcome
 from ..parsing import loads_strict
-from .confirmation import parse_confirmation
+from .confirmation import read_confirmation
 from .decision import decide
-from .event_brand import resolve_event
+from .incoming import IncomingOrder
 from .lookups import Lookups
 
 
@@ -28,36 +28,34 @@ def decide_again(body: str, *, at: datetime) -> tuple[str, list[dict]] | None:
     return decide_payload_again(payload, at=at)
 
 
-def decide_payload_again(
-    payload: dict, *, at: datetime, lookups: Lookups | None = None, via_platform: bool = False
+def decide_payload_again(payload: dict, *, at: datetime) -> tuple[str, list[dict]] | None:
+    """What-if of an order confirmation's body: its outcome and trace at `at`. Reads only; None when it no
+    longer resolves to a brand or fails the field rules."""
+    _, order = read_confirmation(payload)
+    return None if order is None else decide_order_again(order, at=at)
+
+
+def decide_order_again(
+    order: IncomingOrder, *, at: datetime, lookups: Lookups | None = None, via_platform: bool = False
 ) -> tuple[str, list[dict]] | None:
-    """What-if of an order confirmation's fields (or a platform's order read into them): its outcome and trace
-    at `at`. Reads only; None when it no longer resolves to a brand or fails the field rules."""
-    decided = _decided(payload, at=at, lookups=lookups, via_platform=via_platform)
-    if decided is None:
-        return None
-    _, _, decision = decided
-    return str(decision.outcome), decision.trace
+    """What-if of a typed order (a platform's order, an order confirmation's): its outcome and trace at `at`.
+    Reads only; None when it has no brand."""
+    decision = _decided(order, at=at, lookups=lookups, via_platform=via_platform)
+    return None if decision is None else (str(decision.outcome), decision.trace)
 
 
-def _decided(payload: dict, *, at: datetime, lookups: Lookups | None, via_platform: bool = False):
-    """The brand's resolution, the fields and the decision `payload` gets at `at` (reads only); None when it
-    does not resolve to a brand or fails the field rules."""
-    resolution = resolve_event(payload)
-    if resolution.brand is None:
+def _decided(order: IncomingOrder, *, at: datetime, lookups: Lookups | None, via_platform: bool = False):
+    """The decision the typed `order` gets at `at` (reads only); None when it has no brand."""
+    if order.brand is None:
         return None
-    fields = parse_confirmation(payload, Result(Outcome.INVALID_PARAMS, ""))
-    if fields is None:
-        return None
-    decision = decide(
-        brand=resolution.brand,
-        resolution=resolution,
-        fields=fields,
+    return decide(
+        brand=order.brand,
+        resolution=order.resolution,
+        fields=order,
         received_at=at,
         lookups=lookups,
         via_platform=via_platform,
     )
-    return resolution, fields, decision
 
 
 @dataclass(frozen=True)
@@ -70,16 +68,15 @@ class Estimate:
     creator_id: int | None
 
 
-def would_earn(payload: dict, *, at: datetime, lookups: Lookups | None = None) -> Estimate | None:
-    """The decision an order confirmation `payload` would get at `at` under today's rules, and the
-    commission it would create: reads only. None when it does not resolve to a brand or fails the field
-    rules (the caller says why)."""
-    decided = _decided(payload, at=at, lookups=lookups)
-    if decided is None:
+def would_earn(order: IncomingOrder, *, at: datetime, lookups: Lookups | None = None) -> Estimate | None:
+    """The decision a typed `order` would get at `at` under today's rules, and the commission it would create:
+    reads only. None when it has no brand (the caller says why)."""
+    decision = _decided(order, at=at, lookups=lookups)
+    if decision is None:
         return None
-    resolution, fields, decision = decided
+    fields = order
     amount = None
     if decision.outcome == Outcome.TRACKED:
-        rate = resolution.brand.rate_for(is_returning_customer=fields.is_returning_customer)
+        rate = order.brand.rate_for(is_returning_customer=fields.is_returning_customer)
         amount = commission_amount(fields.amount, rate, fields.currency)
     return Estimate(str(decision.outcome), amount, fields.currency, decision.creator_id)

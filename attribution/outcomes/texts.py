@@ -37,6 +37,8 @@ TEXTS: dict[str, str] = {
     "Fix: send the sms_click_id cookie value exactly as stored.",
     "order.unreadable_return_window": "returnWindowClosesAt {problem}; the order was kept without it. "
     "Send ISO 8601 such as 2026-12-24T00:00:00Z or Unix epoch seconds.",
+    "order.items_ignored": "items were ignored: {problem}; the order was judged on orderAmount alone. "
+    'Send each item as {{"sku", "product_id", "quantity", "amount", "collections"}}.',
     # added to any answer whose event carries a warning
     "answer.warning": " Warning: {warning}",
     "order.tracked": "Order attributed; a commission was created.",

@@ -26,6 +26,7 @@ from enum import StrEnum
 
 import orjson
 
+from attribution.orders.lines import NO_LINES, OrderLines, lines_as_json, lines_from_json
 from attribution.outcomes import Outcome, Result
 from attribution.parsing import (
     FieldError,
@@ -70,6 +71,7 @@ class PlatformOrder:
     # The platform's names of the fields read, for the answers: {"order_id": "id", "amount": "subtotal_price"}.
     names: dict = field(default_factory=dict)
     referring_site: str = ""  # issue 38: the site that referred the shopper, as sent (the code_leak rule)
+    lines: OrderLines = NO_LINES  # issue 56: its line items, read once by the platform's module
 
 
 @dataclass
@@ -127,6 +129,7 @@ class OrderNotice:
             # The throwaway-domain verdict the hash carries (brands.emails): JSON keeps only the hash's text.
             data["order"]["email_disposable"] = verdict(self.order.email)
             data["order"]["order_id"] = _text(self.order.order_id)
+            data["order"]["lines"] = lines_as_json(self.order.lines)
         return data
 
     @classmethod
@@ -138,7 +141,7 @@ class OrderNotice:
                 order[name] = datetime.fromisoformat(order[name]) if order.get(name) else None
             if order.pop("email_disposable", False) and order.get("email"):
                 order["email"] = EmailHash(order["email"], disposable=True)
-            order = PlatformOrder(**order)
+            order = PlatformOrder(**{**order, "lines": lines_from_json(order.get("lines"))})
         return cls(**{**data, "action": Action(data["action"]), "order": order})
 
 
@@ -328,7 +331,15 @@ def answered_200(result: Result) -> Result:
 def unreadable(notice: OrderNotice, *, zero_amount: bool) -> Result | None:
     """The order id, amount and currency by the order confirmation's field rules, in its order, worded with
     the platform's names for them; None when all three can be read."""
+    return judged_values(notice, zero_amount=zero_amount)[0]
+
+
+def judged_values(notice: OrderNotice, *, zero_amount: bool) -> tuple[Result | None, tuple]:
+    """The order id, amount and currency as the order confirmation's field rules read them (a plain decimal
+    number for the amount, as the API's: issue 55, finding 10), or the refusal of the first that fails, worded
+    with the platform's name for it."""
     order = notice.order
+    values = []
     for name, outcome, rule in (
         ("order_id", Outcome.INVALID_ORDER_ID, parse_order_id),
         ("amount", Outcome.INVALID_ORDER_AMOUNT, lambda value: parse_amount(value, allow_zero=zero_amount)),
@@ -336,11 +347,11 @@ def unreadable(notice: OrderNotice, *, zero_amount: bool) -> Result | None:
     ):
         value = getattr(order, name)
         try:
-            rule(value)
+            values.append(rule(value))
         except FieldError as exc:
             problem = "is missing" if value is None else str(exc)
-            return refused(notice, outcome, f"The order's {order.names.get(name, name)}", problem)
-    return None
+            return refused(notice, outcome, f"The order's {order.names.get(name, name)}", problem), ()
+    return None, tuple(values)
 
 
 def refused(notice: OrderNotice, outcome: Outcome, name: str, problem: str) -> Result:

@@ -6,14 +6,16 @@ update events (docs/decisions.md, "Decision order of a platform's delivery").
   copy sent at the same moment, change nothing), then its effect and its outcome row. A fault rolls it all
   back and is returned; the receiver spools the notice (attribution.durability.faults) and the replay runs it
   again later.
-- Recording an order (`record_order`): the discount code and the click picked from the platform's
-  candidates, then the order confirmation's decision (attribution.orders.confirmation.confirm_order) with the
-  platform as its way in (attribution.orders.joins). Following one (its amount, its cancel) is
+- Recording an order (`record_order`): the typed order built once (`typed_order`: the discount code and the
+  click picked from the platform's candidates, the brand the connection's), then judged by the decision of
+  every way in (attribution.orders.confirmation.confirm) with the platform as its way in
+  (attribution.orders.joins). Following one (its amount, its cancel) is
   attribution.platforms.following's.
 - `decide_again`: the order page's "judged today" of a kept platform order, as a delivery would be judged.
 """
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 from django.db import DatabaseError, connections, transaction
@@ -21,19 +23,23 @@ from django.db import DatabaseError, connections, transaction
 from attribution.contract.serializers import OrderConfirmationSerializer
 from attribution.models import Order, PlatformDelivery
 from attribution.orders import joins
-from attribution.orders.confirmation import confirm_order
+from attribution.orders.confirmation import confirm
+from attribution.orders.incoming import IncomingOrder
+from attribution.orders.lines import OrderLines
 from attribution.orders.lookups import Lookups
 from attribution.orders.trace import Signal, StepResult, step
-from attribution.orders.whatif import decide_payload_again
+from attribution.orders.whatif import decide_order_again
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT
 from attribution.parsing import FieldError, is_click_id, parse_order_id
-from brands.models import Creator, KnownShopper, PlatformConnection
+from brands.emails import hash_with_verdict
+from brands.models import Creator, KnownShopper, PlatformConnection, ProductCollections
+from brands.resolution import resolve_known
 from config.lib.sql import InsertStatement, SelectStatement
 from health.log.writer import FAULTS, Receipt, record
 
 from .following import follow_order
-from .notice import Action, OrderNotice, answered_200, loads_order, result_of, unreadable
+from .notice import Action, OrderNotice, answered_200, judged_values, loads_order, result_of
 from .registry import platform_named
 
 logger = logging.getLogger(__name__)
@@ -240,43 +246,81 @@ def _claim(notice: OrderNotice, received_at: datetime) -> dict:
     }
 
 
-def payload_of(notice: OrderNotice, lookups: "_Remembered") -> dict:
-    """The platform's order as the order confirmation's fields: what the decision judges."""
+def typed_order(notice: OrderNotice, lookups: "_Remembered", values: tuple) -> IncomingOrder:
+    """The platform's order as the typed order the decision judges, built once: its id, amount and currency as
+    the field rules read them (`values`, notice.judged_values), its code and click picked from the platform's
+    candidates, its brand and property the connection's (no lookup of the brand by the host)."""
     order = notice.order
-    return {
-        "orderId": order.order_id,
-        "orderAmount": order.amount,
-        "currency": order.currency,
-        "domain": notice.host,
-        "test": order.is_test,
-        "is_returning_customer": order.is_returning_customer,
-        "code": _pick_code(notice, lookups),
-        "customer_email": order.email,
-        "clickId": _pick_click(notice, lookups),
-        "referring_site": order.referring_site,  # issue 38: read by the decision only for a platform's order
-    }
+    order_id, amount, currency = values
+    code = _pick_code(notice, lookups)
+    resolution = resolve_known(notice.host, notice.brand_id)
+    return IncomingOrder(
+        order_id=order_id,
+        amount=amount,
+        currency=currency,
+        is_test=order.is_test,
+        is_returning_customer=order.is_returning_customer,
+        click_id=_pick_click(notice, lookups),
+        code=code,
+        # As the decision reads a shopper: the hash's digits, with the verdict the receiver gave the address.
+        email_hash=hash_with_verdict(order.email, order.email) if order.email else None,
+        return_window_closes_at=None,
+        referring_site=order.referring_site[
+            :2048
+        ],  # issue 38: read by the decision only for a platform's order
+        lines=_with_collections(order.lines, notice, resolution.brand),
+        resolution=resolution,
+    )
+
+
+def _with_collections(lines: OrderLines, notice: OrderNotice, brand) -> OrderLines:
+    """The lines with their products' collections as the sync keeps them (brands.models.ProductCollections):
+    one query for the order's products, none for a brand whose sync keeps none (its cached BrandInfo says so)."""
+    if not lines.lines or brand is None or not brand.keeps_collections:
+        return lines
+    wanted = {line.product_id for line in lines.lines if line.product_id and not line.collections}
+    if not wanted:
+        return lines
+    # product_collections_unique (brand, platform, product_id).
+    kept = dict(
+        ProductCollections.objects.filter(
+            brand_id=notice.brand_id, platform=notice.endpoint, product_id__in=wanted
+        ).values_list("product_id", "collections")
+    )
+    if not kept:
+        return lines
+    return replace(
+        lines,
+        lines=tuple(
+            replace(line, collections=tuple(kept[line.product_id])) if line.product_id in kept else line
+            for line in lines.lines
+        ),
+    )
 
 
 def _decide_notice_again(notice: OrderNotice, *, at: datetime) -> tuple[str, list[dict]] | None:
-    """What-if of a platform's order (attribution.orders.whatif.decide_payload_again): reads only."""
+    """What-if of a platform's order (attribution.orders.whatif.decide_order_again): reads only."""
+    refusal, values = judged_values(notice, zero_amount=False)
+    if refusal is not None:
+        return None
     lookups = _Remembered()
-    return decide_payload_again(payload_of(notice, lookups), at=at, lookups=lookups, via_platform=True)
+    return decide_order_again(typed_order(notice, lookups, values), at=at, lookups=lookups, via_platform=True)
 
 
 def record_order(
     notice: OrderNotice, *, received_at: datetime, receipt: Receipt | None, claim: bool = False
 ) -> Result:
     order = notice.order
-    refused = unreadable(notice, zero_amount=False)
+    refused, values = judged_values(notice, zero_amount=False)
     if refused is not None:
         return refused
     lookups = _Remembered()
-    payload = payload_of(notice, lookups)
+    typed = typed_order(notice, lookups, values)
     judged_at = min(order.placed_at, received_at) if order.placed_at else received_at
     if receipt is not None and notice.warnings:
         receipt = Receipt(**{**receipt.request, "extra_warnings": tuple(notice.warnings)})
-    result = confirm_order(
-        payload=payload,
+    result = confirm(
+        typed,
         received_at=received_at,
         receipt=receipt,
         judged_at=judged_at,

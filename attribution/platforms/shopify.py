@@ -12,9 +12,21 @@ The order's REST shape is read here and nowhere else (docs/integration.md, "Shop
 
 import base64
 import hmac
+from decimal import Decimal
 from urllib.parse import parse_qsl, urlsplit
 
 from attribution.links import CLICK_ID_NAME, CLICK_ID_PARAM
+from attribution.orders.lines import (
+    NO_LINES,
+    ZERO,
+    LineProblem,
+    OrderLine,
+    OrderLines,
+    line_amount,
+    line_quantity,
+    line_text,
+    read_lines,
+)
 from attribution.outcomes import Outcome, say
 from brands.models import PlatformConnection
 from brands.privacy import hashed
@@ -69,7 +81,11 @@ KEPT = (
     "source_name",
     "created_at",
     "updated_at",
+    "taxes_included",
 )
+# Of each line item and shipping line, what is read (issue 56): never its `properties`, which carry what shoppers
+# type (gift messages, names).
+LINE_KEPT = ("sku", "product_id", "variant_id", "vendor", "quantity", "price")
 
 
 class Shopify(Platform):
@@ -137,6 +153,9 @@ class Shopify(Platform):
                 for attribute in order["note_attributes"]
                 if isinstance(attribute, dict) and attribute.get("name") == CLICK_ID_NAME
             ]
+        for name in ("line_items", "shipping_lines"):
+            if isinstance(order.get(name), list):
+                kept[name] = [_kept_line(line) for line in order[name] if isinstance(line, dict)]
         customer = order.get("customer")
         if isinstance(customer, dict):
             kept["customer"] = {name: customer[name] for name in ("id", "email") if name in customer}
@@ -206,6 +225,82 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         changed_at=moment(order.get("updated_at")),
         names={"order_id": "name" if by_name else "id", "amount": amount_name},
         referring_site=order.get("referring_site") if isinstance(order.get("referring_site"), str) else "",
+        lines=lines_of(order),
+    )
+
+
+def lines_of(order: dict) -> OrderLines:
+    """The order's `line_items` (price x quantity, less the line's `discount_allocations`; its `tax_lines`),
+    its `shipping_lines` (price less their discounts, their tax) and `taxes_included`; none when it names
+    none, or none and why when one cannot be read (the order keeps its amount)."""
+    items = order.get("line_items")
+    if not items:
+        return NO_LINES
+    if isinstance(order.get("lines_cut"), str):  # the sync read only the first of many (sync.shopify_orders)
+        return OrderLines(ignored=order["lines_cut"])
+    try:
+        lines = read_lines(items, _line, where="line_items")
+        shipping = shipping_tax = ZERO
+        for index, charge in enumerate(as_list(order.get("shipping_lines"))):
+            where = f"shipping_lines[{index}]"
+            if not isinstance(charge, dict):
+                raise LineProblem(f"{where} must be an object")
+            shipping += line_amount(charge.get("price"), f"{where}.price") - _allocated(charge, where)
+            shipping_tax += _taxes(charge, where)
+    except LineProblem as problem:
+        return OrderLines(ignored=str(problem))
+    return OrderLines(
+        lines=lines,
+        shipping=shipping,
+        shipping_tax=shipping_tax,
+        taxes_included=flag(order.get("taxes_included")),
+    )
+
+
+def _kept_line(line: dict) -> dict:
+    kept = {name: line[name] for name in LINE_KEPT if name in line}
+    for name, amount in (("discount_allocations", "amount"), ("tax_lines", "price")):
+        if isinstance(line.get(name), list):
+            kept[name] = [{amount: part.get(amount)} for part in line[name] if isinstance(part, dict)]
+    return kept
+
+
+def _line(item, where: str) -> OrderLine:
+    if not isinstance(item, dict):
+        raise LineProblem(f"{where} must be an object")
+    quantity = line_quantity(item.get("quantity"), f"{where}.quantity")
+    return OrderLine(
+        gross=line_amount(item.get("price"), f"{where}.price") * quantity,
+        quantity=quantity,
+        discount=_allocated(item, where),
+        tax=_taxes(item, where),
+        sku=line_text(item.get("sku"), f"{where}.sku"),
+        product_id=line_text(item.get("product_id"), f"{where}.product_id"),
+        variant_id=line_text(item.get("variant_id"), f"{where}.variant_id"),
+        vendor=line_text(item.get("vendor"), f"{where}.vendor"),
+    )
+
+
+def _allocated(line: dict, where: str) -> Decimal:
+    """What the order's discounts took off a line (its `discount_allocations`)."""
+    return sum(
+        (
+            line_amount(allocation.get("amount"), f"{where}.discount_allocations[{index}].amount")
+            for index, allocation in enumerate(as_list(line.get("discount_allocations")))
+            if isinstance(allocation, dict)
+        ),
+        ZERO,
+    )
+
+
+def _taxes(line: dict, where: str) -> Decimal:
+    return sum(
+        (
+            line_amount(tax.get("price"), f"{where}.tax_lines[{index}].price")
+            for index, tax in enumerate(as_list(line.get("tax_lines")))
+            if isinstance(tax, dict)
+        ),
+        ZERO,
     )
 
 

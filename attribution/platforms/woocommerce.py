@@ -18,10 +18,22 @@ The order's REST shape is read here and nowhere else (docs/integration.md, "WooC
 import base64
 import hmac
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from attribution.links import CLICK_ID_NAME
+from attribution.orders.lines import (
+    NO_LINES,
+    ZERO,
+    LineProblem,
+    OrderLine,
+    OrderLines,
+    line_amount,
+    line_quantity,
+    line_text,
+    read_lines,
+)
 from attribution.outcomes import Outcome, say
+from attribution.parsing import is_plain_number
 from brands.hosts import site_key
 from brands.models import PlatformConnection
 from brands.privacy import hashed
@@ -32,6 +44,7 @@ from .notice import (
     Platform,
     PlatformOrder,
     SetupRequest,
+    amount_of,
     as_list,
     body_digest,
     email_kept,
@@ -73,7 +86,10 @@ KEPT = (
     "date_created_gmt",
     "date_modified_gmt",
     "date_paid_gmt",
+    "shipping_tax",
 )
+# Of each line item, what is read (issue 56); never its meta_data, which may carry what shoppers type.
+LINE_KEPT = ("product_id", "variation_id", "quantity", "sku", "subtotal", "total", "total_tax")
 _PING = re.compile(rb"webhook_id=([0-9]{1,20})")
 
 
@@ -146,6 +162,12 @@ class WooCommerce(Platform):
         if isinstance(order.get("meta_data"), list):
             kept["meta_data"] = [
                 m for m in order["meta_data"] if isinstance(m, dict) and m.get("key") in META_KEYS
+            ]
+        if isinstance(order.get("line_items"), list):
+            kept["line_items"] = [
+                {name: line[name] for name in LINE_KEPT if name in line}
+                for line in order["line_items"]
+                if isinstance(line, dict)
             ]
         email = order["billing"].get("email") if isinstance(order.get("billing"), dict) else None
         if isinstance(email, str) and email.strip():
@@ -221,7 +243,45 @@ def read_order(order: dict, connection: PlatformConnection) -> PlatformOrder:
         changed_at=moment(order.get("date_modified_gmt")),
         names={"order_id": "number" if by_number else "id", "amount": "total"},
         referring_site=_referrer(order),
+        lines=lines_of(order),
     )
+
+
+def lines_of(order: dict) -> OrderLines:
+    """The order's `line_items` (`subtotal` before discounts, `total` after, `total_tax`) and its shipping
+    (`shipping_total`, `shipping_tax`); none when it names none, or none and why when one cannot be read (the
+    order keeps its amount). WooCommerce's line amounts leave tax out whether or not its prices include it."""
+    items = order.get("line_items")
+    if not items:
+        return NO_LINES
+    try:
+        lines = read_lines(items, _line, where="line_items")
+        shipping = _optional_amount(order.get("shipping_total"), "shipping_total")
+        shipping_tax = _optional_amount(order.get("shipping_tax"), "shipping_tax")
+    except LineProblem as problem:
+        return OrderLines(ignored=str(problem))
+    return OrderLines(lines=lines, shipping=shipping, shipping_tax=shipping_tax)
+
+
+def _line(item, where: str) -> OrderLine:
+    if not isinstance(item, dict):
+        raise LineProblem(f"{where} must be an object")
+    subtotal = line_amount(item.get("subtotal"), f"{where}.subtotal")
+    total = line_amount(item.get("total"), f"{where}.total")
+    variation = item.get("variation_id")
+    return OrderLine(
+        gross=subtotal,
+        quantity=line_quantity(item.get("quantity"), f"{where}.quantity"),
+        discount=max(subtotal - total, ZERO),
+        tax=_optional_amount(item.get("total_tax"), f"{where}.total_tax"),
+        sku=line_text(item.get("sku"), f"{where}.sku"),
+        product_id=line_text(item.get("product_id"), f"{where}.product_id"),
+        variant_id="" if variation in (0, "0") else line_text(variation, f"{where}.variation_id"),
+    )
+
+
+def _optional_amount(value, where: str) -> Decimal:
+    return ZERO if value in (None, "") else line_amount(value, where)
 
 
 def _referrer(order: dict) -> str:
@@ -234,8 +294,8 @@ def _referrer(order: dict) -> str:
 
 def _counted(order: dict, connection: PlatformConnection):
     """The amount the connection counts, less what was refunded: the total, or the total without shipping and
-    taxes (WooCommerce's total already has the discounts off). A part that is not a plain number leaves the
-    total as sent, for the field rule to refuse."""
+    taxes (WooCommerce's total already has the discounts off). A part that is not a plain decimal number, as the
+    API reads one ("1e6" is not: issue 55, finding 10), is returned as sent, for the field rule to refuse."""
     total = order.get("total")
     parts = [total]
     if connection.amount_counted == PlatformConnection.Amount.SUBTOTAL:
@@ -243,10 +303,11 @@ def _counted(order: dict, connection: PlatformConnection):
     parts += [
         r.get("total") for r in as_list(order.get("refunds")) if isinstance(r, dict)
     ]  # negative already
-    try:
-        amount = sum((Decimal(str(part).strip()) for part in parts if part not in (None, "")), Decimal(0))
-    except (InvalidOperation, ValueError):
-        return total
+    given = [amount_of(part) for part in parts if part not in (None, "")]
+    for part in given:
+        if not is_plain_number(part):
+            return part
+    amount = sum((Decimal(str(part).strip()) for part in given), Decimal(0))
     if not isinstance(total, str | int) or not amount.is_finite():
         return total
     return str(max(amount, Decimal(0)))

@@ -32,14 +32,14 @@ from attribution.models import (
     Reconciliation,
 )
 from attribution.money import commission_amount, order_total
-from attribution.orders.confirmation import confirm_order
+from attribution.orders.confirmation import confirm
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import Endpoint
 from config.lib.sql import Row
 from health.log.models import OutcomeEvent
 from health.log.writer import Receipt, row_values
 
-from .lookups import BookLookups, host_of, order_payload
+from .lookups import BookLookups, book_order, host_of
 from .rows import BATCH
 from .summary import NO_CHANGES
 
@@ -174,8 +174,14 @@ class _Batch:
             return
         lookups = BookLookups(self.run.brand_id, rows)
         for row in rows:
-            result = confirm_order(
-                payload=order_payload(row, host=lookups.host_for(row, self.host)),
+            order, refusal = book_order(
+                row, host=lookups.host_for(row, self.host), brand_id=self.run.brand_id
+            )
+            if order is None:
+                self._note(row, Change.KEPT, "Not created ({}): {}".format(*refusal))
+                continue
+            result = confirm(
+                order,
                 received_at=self.at,
                 receipt=self._receipt(row),
                 judged_at=row.ordered_at or self.at,

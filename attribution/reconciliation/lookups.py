@@ -1,12 +1,20 @@
-"""The decision's reads for a batch of book orders, and a book order as the order confirmation it stands for:
-what the matching's estimate and the apply both judge."""
+"""The decision's reads for a batch of book orders, and a book order as the typed order
+(attribution.orders.incoming): what the matching's estimate and the apply both judge."""
 
 from django.db.models import F
 from django.db.models.functions import Lower
 
+from attribution.contract.serializers import OrderConfirmationSerializer
 from attribution.models import Click
+from attribution.orders.incoming import IncomingOrder
+from attribution.orders.lines import OrderLines, lines_from_text
 from attribution.orders.lookups import Lookups
+from attribution.outcomes import Outcome, field_error
+from attribution.parsing import FieldError, parse_amount, parse_optional_text
 from brands.models import Brand, DiscountCode
+from brands.resolution import resolve_known
+
+MAX_CODE_LENGTH = OrderConfirmationSerializer.rules["code"].max_length
 
 
 class BookLookups(Lookups):
@@ -62,18 +70,44 @@ class BookLookups(Lookups):
         return primary
 
 
-def order_payload(row, *, host: str) -> dict:
-    """A book order as the order confirmation it stands for: what the decision judges (`row` is a
-    BookOrder or a stored BookRow; `host` from BookLookups.host_for)."""
-    return {
-        "orderId": row.order_id,
-        "orderAmount": str(row.amount),
-        "currency": row.currency,
-        "test": row.is_test,
-        "code": row.code or None,
-        "clickId": row.click_id or None,
-        "domain": host,
-    }
+def book_order(row, *, host: str, brand_id: int) -> tuple[IncomingOrder | None, tuple | None]:
+    """A book order as the typed order the decision judges, built once (`row` is a BookOrder or a stored
+    BookRow, its cells read by the book reader; `host` from BookLookups.host_for): the order, or None with the
+    outcome and sentence of the value the order confirmation's rules refuse."""
+    for name, value, outcome, rule in (
+        (
+            "orderAmount",
+            row.amount,
+            Outcome.INVALID_ORDER_AMOUNT,
+            lambda value: parse_amount(value, allow_zero=False),
+        ),
+        (
+            "code",
+            row.code or None,
+            Outcome.INVALID_PARAMS,
+            lambda value: parse_optional_text(value, max_length=MAX_CODE_LENGTH),
+        ),
+    ):
+        try:
+            rule(value)
+        except FieldError as exc:
+            return None, (outcome, field_error(name, "is missing" if value is None else str(exc)))
+    return (
+        IncomingOrder(
+            order_id=row.order_id,
+            amount=row.amount,
+            currency=row.currency,
+            is_test=row.is_test,
+            is_returning_customer=False,
+            click_id=row.click_id or None,
+            code=row.code or None,
+            email_hash=None,
+            return_window_closes_at=None,
+            lines=row.lines if isinstance(row.lines, OrderLines) else lines_from_text(row.lines),
+            resolution=resolve_known(host, brand_id),
+        ),
+        None,
+    )
 
 
 def host_of(brand: Brand) -> str:

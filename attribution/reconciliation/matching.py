@@ -15,7 +15,7 @@ from brands.models import Brand
 from health.log.models import OutcomeEvent
 
 from .books.reader import Book, BookOrder
-from .lookups import BookLookups, order_payload
+from .lookups import BookLookups, book_order
 from .rows import JudgedRow
 
 Status = BookRow.Status
@@ -72,6 +72,7 @@ class Judge:
                 order.code[:255],
                 order.click_id[:255],
                 order.ordered_at,
+                lines=order.lines,
             )
             if order.problem:
                 row.status, row.detail = Status.INVALID, order.problem
@@ -147,8 +148,8 @@ class Judge:
             row.detail = say("matching.platform_records", said=said)
             return
         at = row.ordered_at or self.now
-        payload = order_payload(row, host=lookups.host_for(row, self.host))
-        estimate = would_earn(payload, at=at, lookups=lookups)
+        order, _ = book_order(row, host=lookups.host_for(row, self.host), brand_id=self.brand.id)
+        estimate = None if order is None else would_earn(order, at=at, lookups=lookups)
         if estimate is None:
             row.detail = say("matching.unresolved", said=said)
         elif estimate.outcome == Outcome.CLICK_NOT_FOUND:

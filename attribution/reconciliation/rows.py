@@ -8,6 +8,7 @@ from decimal import Decimal
 from itertools import islice
 
 from attribution.models import BookRow
+from attribution.orders.lines import NO_LINES, OrderLines, lines_as_text
 from config.lib.sql import BulkInsert
 
 BATCH = 1000
@@ -37,6 +38,7 @@ class JudgedRow:
     detail: str = ""
     received: bool = False
     commission: Decimal | None = None
+    lines: OrderLines = NO_LINES
 
     def values(self, brand_id: int, run_id: int) -> tuple:
         return (
@@ -57,6 +59,7 @@ class JudgedRow:
             self.commission,
             "",  # change: none until an apply
             "",
+            lines_as_text(self.lines),
         )
 
 
@@ -81,5 +84,6 @@ write_rows = BulkInsert(
         "commission",
         "change",
         "change_detail",
+        "lines",
     ],
 )

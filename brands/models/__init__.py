@@ -1,5 +1,5 @@
 """Brands and what account managers register for them: properties, developer keys, creators,
-discount codes, known shoppers, storefront-platform connections (and their platforms' privacy requests) and the users who may read a brand's
+discount codes, known shoppers, storefront-platform connections, their products' collections (catalog) (and their platforms' privacy requests) and the users who may read a brand's
 health pages, with each user's own settings (the time zone pages show times in). One module per concept;
 this package lists them all, so `from brands.models import Brand` reads as before.
 
@@ -10,6 +10,7 @@ data can later be partitioned or sharded by brand.
 from brands.timezones import validate_time_zone  # noqa: F401  (migration 0004 names it brands.models.validate_time_zone)
 
 from .brand import DEFAULT_REPORTING_CURRENCY, Brand
+from .catalog import ProductCollections
 from .creators import Creator, DiscountCode, KnownShopper
 from .developer_keys import DeveloperKey, DeveloperKeyManager
 from .key_handovers import KeyHandover
@@ -30,6 +31,7 @@ __all__ = [
     "KnownShopper",
     "PlatformConnection",
     "PlatformPrivacyRequest",
+    "ProductCollections",
     "Property",
     "UserSettings",
     "brands_visible_to",

@@ -27,9 +27,13 @@ def shopify_order(
     cancelled: bool = False,
     test: bool = False,
     updated_at: datetime | None = None,
+    lines: tuple = (),
+    shipping: str | None = None,
 ) -> dict:
     """A Shopify order in the orders query's shape: #`number`, its id 450789000 + number; `refunded` of its
-    subtotal given back (all of it: REFUNDED), or `cancelled` (VOIDED, its whole subtotal off)."""
+    subtotal given back (all of it: REFUNDED), or `cancelled` (VOIDED, its whole subtotal off). `lines`: its
+    line items, each {"sku", "product_id", "variant_id", "vendor", "quantity", "price" (a unit's),
+    "discount", "tax"}; `shipping`: its shipping line's price."""
     subtotal_amount, refund = Decimal(subtotal), Decimal(refunded)
     current = Decimal(0) if cancelled else subtotal_amount - refund
     status = "PAID"
@@ -56,6 +60,46 @@ def shopify_order(
         "discountCodes": [code] if code else [],
         "customAttributes": [{"key": "sms_click_id", "value": click_id}] if click_id else [],
         "customerJourneySummary": {"ready": False, "firstVisit": None},
+        **(_shopify_lines(lines, shipping, currency) if lines else {}),
+    }
+
+
+def _shopify_lines(lines: tuple, shipping: str | None, currency: str) -> dict:
+    def parts(discount, tax) -> dict:
+        return {
+            "discountAllocations": [{"allocatedAmountSet": _money(Decimal(discount), currency)}]
+            if discount
+            else [],
+            "taxLines": [{"priceSet": _money(Decimal(tax), currency)}] if tax else [],
+        }
+
+    return {
+        "taxesIncluded": False,
+        "lineItems": {
+            "pageInfo": {"hasNextPage": False},
+            "nodes": [
+                {
+                    "sku": line.get("sku"),
+                    "quantity": line.get("quantity", 1),
+                    "vendor": line.get("vendor", ""),
+                    "product": {"legacyResourceId": str(line["product_id"])}
+                    if line.get("product_id")
+                    else None,
+                    "variant": {"legacyResourceId": str(line["variant_id"])}
+                    if line.get("variant_id")
+                    else None,
+                    "originalUnitPriceSet": _money(Decimal(line["price"]), currency),
+                    **parts(line.get("discount"), line.get("tax")),
+                }
+                for line in lines
+            ],
+        },
+        "shippingLines": {
+            "pageInfo": {"hasNextPage": False},
+            "nodes": [{"originalPriceSet": _money(Decimal(shipping), currency), **parts(None, None)}]
+            if shipping
+            else [],
+        },
     }
 
 
@@ -71,9 +115,11 @@ def woo_order(
     status: str = "processing",
     refunded: str = "0",
     modified_at: datetime | None = None,
+    lines: tuple = (),
 ) -> dict:
     """A WooCommerce order in the REST shape (its id 700 + number): paid unless `status` says otherwise;
-    `refunded` of its total given back (status refunded when all of it)."""
+    `refunded` of its total given back (status refunded when all of it). `lines`: its line items, each {"sku",
+    "product_id", "variation_id", "quantity", "subtotal", "total", "total_tax"}."""
     refund = Decimal(refunded)
     paid = status in ("processing", "completed", "refunded", "cancelled")
     return {
@@ -97,6 +143,11 @@ def woo_order(
         "date_paid_gmt": placed_at.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
         if paid
         else None,
+        **(
+            {"line_items": [{"variation_id": 0, "total_tax": "0.00", **line} for line in lines]}
+            if lines
+            else {}
+        ),
     }
 
 

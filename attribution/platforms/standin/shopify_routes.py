@@ -139,7 +139,9 @@ def _graphql(world, shop, request: Request, version: str) -> Answer:
     with world.lock:
         if not world.spend(shop, cost):
             return Answer(200, _throttled(world, shop, cost), headers)
-        if "webhookSubscriptionCreate" in text:
+        if "nodes(ids:" in text:
+            data = _products(shop, variables)
+        elif "webhookSubscriptionCreate" in text:
             data = _subscribe(world, shop, variables)
         elif "webhookSubscriptions" in text:
             data = _subscriptions(shop, variables)
@@ -150,6 +152,20 @@ def _graphql(world, shop, request: Request, version: str) -> Answer:
         if "errors" in data:
             return Answer(200, data, headers)
         return Answer(200, {"data": data, "extensions": world.cost_extension(shop, cost, cost)}, headers)
+
+
+def _products(shop, variables: dict) -> dict:
+    """`nodes(ids:)` of products, each with its collections' handles (null for an id the shop has not)."""
+    nodes = []
+    for gid in variables.get("ids") or []:
+        product = str(gid).rsplit("/", 1)[-1]
+        handles = shop.products.get(product)
+        nodes.append(
+            None
+            if handles is None
+            else {"legacyResourceId": product, "collections": {"nodes": [{"handle": h} for h in handles]}}
+        )
+    return {"nodes": nodes}
 
 
 def _throttled(world, shop, requested: float, available: float | None = None) -> dict:

@@ -59,6 +59,14 @@ def answer(world, site, request: Request) -> Answer:
         except NotImplementedError as exc:
             return json_answer(501, {"code": "not_implemented", "message": str(exc)})
         return Answer(200, body, headers)
+    if path == "wp-json/wc/v3/products" and request.method == "GET":
+        wanted = str(request.query.get("include") or "").split(",")
+        listed = [
+            {"id": int(product), "categories": [{"slug": slug, "name": slug.title()} for slug in slugs]}
+            for product, slugs in site.products.items()
+            if product in wanted
+        ]
+        return json_answer(200, listed)
     if path == "wp-json/wc/v3/webhooks" and request.method == "GET":
         return _webhooks(site, request.query)
     if path == "wp-json/wc/v3/webhooks" and request.method == "POST":

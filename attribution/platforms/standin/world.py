@@ -46,6 +46,7 @@ class ShopifyShop:
     # The app's webhook subscriptions: {id, topic (ORDERS_PAID), uri, format, createdAt, updatedAt}.
     subscriptions: list = field(default_factory=list)
     orders: list = field(default_factory=list)  # GraphQL shape (standin/orders.py reads them)
+    products: dict = field(default_factory=dict)  # product id → its collections' handles
     faults: Faults = field(default_factory=Faults)
     # The cost bucket (Standard plan): its size, what it holds, and its refill per second.
     bucket_size: float = 2000.0
@@ -73,6 +74,7 @@ class WooSite:
     webhooks: list = field(default_factory=list)  # REST shape, with the secret kept apart in `secrets`
     webhook_secrets: dict = field(default_factory=dict)  # webhook id → secret
     orders: list = field(default_factory=list)  # REST shape (standin/orders.py reads them)
+    products: dict = field(default_factory=dict)  # product id → its categories' slugs
     faults: Faults = field(default_factory=Faults)
 
 

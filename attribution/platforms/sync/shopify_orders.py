@@ -7,7 +7,10 @@ the REST shape its webhook carries, so that attribution.platforms.shopify reads 
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from django.utils import timezone
+
 from ..apis.errors import UnreadableAnswer
+from . import collections
 
 # Every order field the sync reads, as GraphQL names it, with the two amounts the connection counts (the subtotal,
 # or the total: before and after refunds and edits). Shopify's calculator asks 1 point for an order and 1 for
@@ -22,7 +25,27 @@ ORDER_FIELDS = """
       discountCodes
       customAttributes {{ key value }}
       customerJourneySummary {{ ready firstVisit {{ landingPage referrerUrl }} }}
+      taxesIncluded
 """
+# The order's lines (issue 56), in fields every version since 2024-01 has (the pinned 2026-10 included):
+# `priceAfterAllDiscountsBeforeTaxesSet` is newer, so a line's amount after discounts is made as a webhook's is,
+# from its unit price, quantity and discount allocations. A connection costs 2 and `first` times its node.
+ALLOCATED = "discountAllocations { allocatedAmountSet { shopMoney { amount } } }"
+TAXES = "taxLines { priceSet { shopMoney { amount } } }"
+LINE_ITEMS_FIRST, SHIPPING_LINES_FIRST = 10, 1  # more is rare; an order with more is judged on its amount
+CONNECTIONS = (
+    (
+        "lineItems",
+        LINE_ITEMS_FIRST,
+        "sku quantity vendor product { legacyResourceId } variant { legacyResourceId } "
+        f"originalUnitPriceSet {{ shopMoney {{ amount }} }} {ALLOCATED} {TAXES}",
+    ),
+    (
+        "shippingLines",
+        SHIPPING_LINES_FIRST,
+        f"originalPriceSet {{ shopMoney {{ amount }} }} {ALLOCATED} {TAXES}",
+    ),
+)
 MAX_QUERY_POINTS = 1000  # Shopify refuses a query that asks for more
 MAX_PAGE = 250  # Shopify's most orders a page
 
@@ -41,6 +64,9 @@ def orders_query(*, counts_total: bool) -> tuple[str, int]:
     amounts = " ".join(f"{name} {{ shopMoney {{ amount currencyCode }} }}" for name in AMOUNTS[counts_total])
     fields = ORDER_FIELDS.format(amounts=amounts)
     per_order = 1 + fields.count("{")
+    for name, first, node in CONNECTIONS:
+        fields += f"      {name}(first: {first}) {{ pageInfo {{ hasNextPage }} nodes {{ {node} }} }}\n"
+        per_order += 2 + 1 + first * (1 + node.count("{"))  # the connection, its pageInfo, `first` nodes
     return ORDERS_QUERY.format(fields=fields), min(MAX_PAGE, (MAX_QUERY_POINTS - 2) // per_order)
 
 
@@ -77,9 +103,18 @@ def _stamp(moment: datetime) -> str:
 class ShopifyOrders:
     """The pages of a window's orders, through `admin` (a ShopifyAdmin)."""
 
-    def __init__(self, admin, *, start: datetime, end: datetime, counts_total: bool = False):
+    def __init__(
+        self,
+        admin,
+        *,
+        start: datetime,
+        end: datetime,
+        counts_total: bool = False,
+        brand_id: int | None = None,
+    ):
         self.admin, self.query_text = admin, window_query(start, end)
         self.document, self.page_size = orders_query(counts_total=counts_total)
+        self.brand_id = brand_id  # whose products' collections the pages keep (sync.collections)
 
     def page(self, cursor: str) -> Page:
         data = self.admin.query(
@@ -99,6 +134,10 @@ class ShopifyOrders:
             raise UnreadableAnswer(
                 f"Shopify's orders answer holds an order of another shape ({exc})"
             ) from exc
+        if self.brand_id is not None:
+            collections.refresh(
+                "shopify", self.admin, brand_id=self.brand_id, documents=documents, now=timezone.now()
+            )
         return Page(documents=documents, cursor=info.get("endCursor") or cursor, more=more)
 
 
@@ -130,7 +169,66 @@ def as_webhook_order(node: dict) -> dict:
         money = ((node.get(graphql) or {}).get("shopMoney")) or {}
         if money.get("amount") is not None:
             order[rest] = money["amount"]
+    order.update(_rest_lines(node))
     return order
+
+
+def _rest_lines(node: dict) -> dict:
+    """The order's lines in its webhook's shape (`line_items`, `shipping_lines`, `taxes_included`), for
+    attribution.platforms.shopify to read; a list cut at its `first` says so (`lines_cut`), and its lines are
+    then ignored."""
+    items, shipping = node.get("lineItems") or {}, node.get("shippingLines") or {}
+    if not items.get("nodes"):
+        return {}
+    lines = {
+        "taxes_included": bool(node.get("taxesIncluded")),
+        "line_items": [
+            {
+                "sku": line.get("sku"),
+                "quantity": line.get("quantity"),
+                "vendor": line.get("vendor"),
+                "product_id": _legacy(line.get("product")),
+                "variant_id": _legacy(line.get("variant")),
+                "price": _amount(line.get("originalUnitPriceSet")),
+                **_rest_parts(line),
+            }
+            for line in items["nodes"]
+            if isinstance(line, dict)
+        ],
+        "shipping_lines": [
+            {"price": _amount(line.get("originalPriceSet")), **_rest_parts(line)}
+            for line in shipping.get("nodes") or []
+            if isinstance(line, dict)
+        ],
+    }
+    for name, listed in (("line_items", items), ("shipping_lines", shipping)):
+        if (listed.get("pageInfo") or {}).get("hasNextPage"):
+            lines["lines_cut"] = f"{name} lists more than the sync reads"
+    return lines
+
+
+def _rest_parts(line: dict) -> dict:
+    return {
+        "discount_allocations": [
+            {"amount": _amount(part.get("allocatedAmountSet"))}
+            for part in line.get("discountAllocations") or []
+            if isinstance(part, dict)
+        ],
+        "tax_lines": [
+            {"price": _amount(part.get("priceSet"))}
+            for part in line.get("taxLines") or []
+            if isinstance(part, dict)
+        ],
+    }
+
+
+def _amount(money_bag) -> object:
+    return ((money_bag or {}).get("shopMoney") or {}).get("amount") if isinstance(money_bag, dict) else None
+
+
+def _legacy(owner) -> object:
+    legacy = owner.get("legacyResourceId") if isinstance(owner, dict) else None
+    return int(legacy) if isinstance(legacy, str) and legacy.isdigit() else legacy
 
 
 _REST_AMOUNTS = (

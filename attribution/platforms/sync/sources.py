@@ -53,7 +53,9 @@ def source_for(connection: PlatformConnection, run: SyncRun, *, sleep) -> Source
         counts_total = connection.amount_counted == PlatformConnection.Amount.TOTAL
         return Source(
             SHOPIFY,
-            shopify_orders.ShopifyOrders(admin, start=start, end=end, counts_total=counts_total),
+            shopify_orders.ShopifyOrders(
+                admin, start=start, end=end, counts_total=counts_total, brand_id=connection.brand_id
+            ),
             Shape(was_paid=shopify_orders.was_paid, as_placed=shopify_orders.as_placed),
             admin,
         )
@@ -67,7 +69,7 @@ def source_for(connection: PlatformConnection, run: SyncRun, *, sleep) -> Source
         )
         return Source(
             WOOCOMMERCE,
-            woocommerce_orders.WooCommerceOrders(rest, start=start, end=end),
+            woocommerce_orders.WooCommerceOrders(rest, start=start, end=end, brand_id=connection.brand_id),
             Shape(was_paid=woocommerce_orders.was_paid, as_placed=woocommerce_orders.as_placed),
             rest,
         )

@@ -10,8 +10,11 @@ start, so that order is read then.
 
 from datetime import UTC, datetime
 
+from django.utils import timezone
+
 from ..apis.errors import UnreadableAnswer
 from ..woocommerce import PAID, UNDONE
+from . import collections
 from .shopify_orders import Page
 
 ORDERS_PATH = "/wp-json/wc/v3/orders"
@@ -25,8 +28,9 @@ def _stamp(moment: datetime) -> str:
 class WooCommerceOrders:
     """The pages of a window's orders, through `rest` (a WooCommerceREST)."""
 
-    def __init__(self, rest, *, start: datetime, end: datetime):
+    def __init__(self, rest, *, start: datetime, end: datetime, brand_id: int | None = None):
         self.rest, self.page_size = rest, PAGE_SIZE
+        self.brand_id = brand_id  # whose products' categories the pages keep (sync.collections)
         self.params = {
             "modified_after": _stamp(start),
             "modified_before": _stamp(end),
@@ -45,6 +49,10 @@ class WooCommerceOrders:
             raise UnreadableAnswer(f"WooCommerce's orders page {number} is not JSON") from exc
         if not isinstance(documents, list):
             raise UnreadableAnswer(f"WooCommerce's orders page {number} is not a list of orders")
+        if self.brand_id is not None:
+            collections.refresh(
+                "woocommerce", self.rest, brand_id=self.brand_id, documents=documents, now=timezone.now()
+            )
         total_pages = answer.headers.get("X-WP-TotalPages", "")
         last = int(total_pages) if total_pages.isdigit() else number
         return Page(documents=documents, cursor=str(number + 1), more=number < last and bool(documents))

@@ -30,6 +30,8 @@ class Columns:
     note_attributes: int | None = None
     refunded: int | None = None
     group_by: int | None = None  # Shopify: Name, which every line-item row of an order repeats
+    # Shopify: each row's line item (issue 56), as (Lineitem quantity, price, sku, discount); None without them.
+    line_items: tuple | None = None
     order_id_name: str = ""
     amount_name: str = ""
     # Each field of FIELDS that is read, with the header it is read from; the fields the brand mapped.
@@ -233,6 +235,10 @@ def _shopify_columns(
     notes = own("note attributes") if "click_id" not in mapped else None
     alt = index.get(other) if not choice and "order_id" not in mapped else None
     headers = {name: header[i].strip() for name, i in found.items()}
+    quantity, price = own("lineitem quantity"), own("lineitem price")
+    line_items = None
+    if quantity is not None and price is not None:
+        line_items = (quantity, price, own("lineitem sku"), own("lineitem discount"))
     if notes is not None:
         headers["click_id"] = header[notes].strip()
     return Columns(
@@ -249,6 +255,7 @@ def _shopify_columns(
         note_attributes=notes,
         refunded=own("refunded amount"),
         group_by=index["name"],
+        line_items=line_items,
         order_id_name=header[found["order_id"]].strip() if "order_id" in mapped else first.title(),
         amount_name=header[found["amount"]].strip() if "amount" in mapped else amount_name.title(),
         headers=headers,

@@ -19,6 +19,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from attribution.orders.lines import (
+    MAX_LINES,
+    NO_LINES,
+    ZERO,
+    LineProblem,
+    OrderLine,
+    OrderLines,
+    line_quantity,
+    line_text,
+)
 from attribution.outcomes import say
 from attribution.parsing import FieldError, parse_click_id, parse_currency, parse_order_id
 
@@ -57,6 +67,9 @@ class BookOrder:
     problem: str = ""
     rows: int = 1  # the file's data rows this order took (Shopify: one per line item)
     group: str = field(default="", repr=False)  # Shopify: the Name its further line-item rows repeat
+    lines: OrderLines = NO_LINES  # Shopify: its line items, one a row (issue 56)
+    line_items: list = field(default_factory=list, repr=False)  # read so far
+    lines_problem: str = field(default="", repr=False)  # why its line items cannot be read
 
 
 @dataclass
@@ -114,14 +127,41 @@ class Book:
                 group_by = self.columns.group_by
                 if group_by is not None and current is not None and _cell(row, group_by) == current.group:
                     current.rows += 1  # a further line item of the same order
+                    self._line_item(current, row, start)
                     continue
                 if current is not None:
-                    yield current
+                    yield _with_lines(current)
                 current = self._order(row, start)
+                self._line_item(current, row, start)
         except csv.Error as exc:
             raise BookError(say("book.not_csv", line=line + 1, problem=exc)) from None
         if current is not None:
-            yield current
+            yield _with_lines(current)
+
+    def _line_item(self, order: BookOrder, row: list[str], line: int) -> None:
+        """Shopify: the row's line item (its price a unit's, its discount the line's), in the file's number
+        format; one that cannot be read leaves the order without lines, and says why."""
+        if self.columns.line_items is None or order.lines_problem:
+            return
+        quantity, price, sku, discount = self.columns.line_items
+        where = f"line {line}: Lineitem"
+        try:
+            if len(order.line_items) >= MAX_LINES:
+                raise LineProblem(f"{where} is past the {MAX_LINES} lines an order may have")
+            count = line_quantity(_cell(row, quantity).strip(), f"{where} quantity")
+            unit = _amount_of_line(_cell(row, price), self.decimal_mark, f"{where} price")
+            off = _cell(row, discount)
+            taken = _amount_of_line(off, self.decimal_mark, f"{where} discount") if off.strip() else ZERO
+            order.line_items.append(
+                OrderLine(
+                    gross=unit * count,
+                    quantity=count,
+                    discount=taken,
+                    sku=line_text(_cell(row, sku), "sku")[:255],
+                )
+            )
+        except LineProblem as problem:
+            order.lines_problem = str(problem)
 
     def _order(self, row: list[str], line: int) -> BookOrder:
         c = self.columns
@@ -187,6 +227,21 @@ class Book:
 
     def _read_status(self, text: str) -> bool:
         return read_status(text, self.columns.statuses)
+
+
+def _amount_of_line(text: str, decimal_mark: str, where: str):
+    try:
+        return read_amount(text, decimal_mark=decimal_mark, allow_zero=True)
+    except FieldError as exc:
+        raise LineProblem(f"{where} {exc}") from None
+
+
+def _with_lines(order: BookOrder) -> BookOrder:
+    if order.lines_problem:
+        order.lines = OrderLines(ignored=order.lines_problem)
+    elif order.line_items:
+        order.lines = OrderLines(lines=tuple(order.line_items))
+    return order
 
 
 def _cell(row: list[str], index: int | None) -> str:

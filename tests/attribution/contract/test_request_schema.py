@@ -1,4 +1,4 @@
-"""The request serializers (attribution/contract/serializers.py) are the contract: the schema of each field says
+"""The request serializers (attribution/contract/serializers/) are the contract: the schema of each field says
 exactly what its field rule accepts, and every example the schema shows gets the outcome it names.
 
 A value is judged as it travels: the schema sees the JSON value a client sends (validated with the JSON

@@ -56,21 +56,21 @@ def test_a_failed_batch_changes_nothing_of_its_own_and_the_next_apply_carries_on
     brand, alice, upload, apply_run, monkeypatch
 ):
     run = summary_of(upload(book("F-1,10,USD,,,,,", "F-2,10,USD,,,,,"), alice))
-    real = applying.confirm_order
+    real = applying.confirm
 
-    def fail_on_the_second(**kwargs):
-        if kwargs["payload"]["orderId"] == "F-2":
+    def fail_on_the_second(order, **kwargs):
+        if order.order_id == "F-2":
             return outcomes.Result(Outcome.INSERT_FAILED, "Saving failed.")
-        return real(**kwargs)
+        return real(order, **kwargs)
 
-    monkeypatch.setattr(applying, "confirm_order", fail_on_the_second)
+    monkeypatch.setattr(applying, "confirm", fail_on_the_second)
     failed = apply_run(run["id"], alice)
 
     assert (failed.status_code, failed.json()["outcome"]) == (500, "handler_error")
     assert not Order.objects.exists() and not OutcomeEvent.objects.exists()
     assert set(BookRow.objects.values_list("change", flat=True)) == {""}
 
-    monkeypatch.setattr(applying, "confirm_order", real)
+    monkeypatch.setattr(applying, "confirm", real)
     assert apply_run(run["id"], alice).json()["changes"]["created"] == 2
 
 

@@ -17,6 +17,7 @@ SQLITE_PER_ORDER = 3  # no one-statement insert there: the delivery, the order a
 
 def test_a_new_order_costs_the_page_two_statements_on_postgresql(monkeypatch, shopify_shop, clock, yesterday):
     monkeypatch.setattr(shopify_orders, "MAX_PAGE", 6)
+    monkeypatch.setattr(shopify_orders, "MAX_QUERY_POINTS", 10_000)  # the page's size is MAX_PAGE's alone
     shopify_shop.orders.extend(
         shopify_order(n, placed_at=at(yesterday, n / 10), subtotal="20.00") for n in range(1, 16)
     )

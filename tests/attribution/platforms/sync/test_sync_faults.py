@@ -8,6 +8,7 @@ import pytest
 
 from attribution.models import Order, SyncRun
 from attribution.platforms.standin import shopify_routes
+from attribution.platforms.standin.orders import requested_cost
 from attribution.platforms.sync import shopify_orders, woocommerce_orders
 from attribution.platforms.sync.runner import sync_connection
 from brands.models import PlatformConnection
@@ -71,18 +72,19 @@ def test_a_bucket_too_low_for_the_page_waits_for_its_refill(standin, shopify_sho
     sync_connection(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep)
 
     assert SyncRun.objects.get().status == "done"
-    # (requested - available) / restoreRate: the webhooks' check took 2 points, so (994 - 92) / 100 points a
-    # second; the bucket's figures are whole points, so a last short wait may follow.
-    assert clock.waits[0] == pytest.approx((2 + first * 8 - 92) / 100)
+    # (requested - available) / restoreRate: the webhooks' check took 2 points, so (requested - 92) / 100 points
+    # a second; the bucket's figures are whole points, so a last short wait may follow.
+    assert clock.waits[0] == pytest.approx((requested_cost(query, first) - 92) / 100)
     assert sum(clock.waits) < clock.waits[0] + 0.1
 
 
 def test_a_query_the_bucket_cannot_pay_waits_for_the_refill_before_it_is_asked(
     monkeypatch, standin, shopify_shop, clock, yesterday
 ):
-    monkeypatch.setattr(shopify_orders, "MAX_PAGE", 3)  # pages of 3 orders: 26 points asked, all of them used
+    monkeypatch.setattr(shopify_orders, "MAX_PAGE", 3)  # pages of 3 orders, all of their points used
     _day_of_shopify_orders(shopify_shop, yesterday, 9)
-    shopify_shop.bucket_size = shopify_shop.bucket_available = 60.0
+    asked = requested_cost(shopify_orders.orders_query(counts_total=False)[0], 3)
+    shopify_shop.bucket_size = shopify_shop.bucket_available = asked * 2.3  # two pages, not three
     shopify_shop.restore_rate, shopify_shop.bucket_at = 1.0, clock()
     answers = []
     answer_orders = shopify_routes.orders.shopify_orders
