@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef
 
 from .hosts import normalize_host, registrable_domain
-from .models import Brand, PlatformConnection, Property, connection_of_shop
+from .models import Brand, PlanVersion, PlatformConnection, Property, connection_of_shop
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,15 @@ class BrandInfo:
     returning_commission_rate_percent: Decimal | None
     storefront_handles_orders: bool
     reporting_currency: str = "USD"  # its commissions are converted into it (attribution.fx)
+    # Its commission plan's versions, newest first: (version, effective_from, document). Empty: the brand has
+    # stored none, and its rates above are its version 1 (attribution.plans.store).
+    plans: tuple = ()
 
     @classmethod
-    def of(cls, brand: Brand, *, connected: bool = False, connections=None) -> "BrandInfo":
+    def of(cls, brand: Brand, *, connected: bool = False, connections=None, plans=()) -> "BrandInfo":
         """`connected`: the brand has an enabled platform connection, which hands its orders off too;
-        `connections`: those connections, when read (the shop's currency is the reporting default)."""
+        `connections`: those connections, when read (the shop's currency is the reporting default);
+        `plans`: its plan versions, newest first."""
         return cls(
             id=brand.id,
             name=brand.name,
@@ -52,7 +56,16 @@ class BrandInfo:
             returning_commission_rate_percent=brand.returning_commission_rate_percent,
             storefront_handles_orders=brand.storefront_handles_orders or connected,
             reporting_currency=brand.reporting_currency_now(connections or ()),
+            plans=tuple(plans),
         )
+
+    def plan_at(self, at) -> tuple[int, dict | None]:
+        """The version of its plan in effect at `at` and its document; (1, None) when it stored none (its
+        rates are version 1)."""
+        for version, effective_from, document in self.plans:
+            if effective_from <= at:
+                return version, document
+        return 1, None
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
         if is_returning_customer and self.returning_commission_rate_percent is not None:
@@ -76,7 +89,7 @@ class Resolution:
 
 
 def _cache_key(domain: str) -> str:
-    return f"resolution:v2:{domain}"
+    return f"resolution:v3:{domain}"
 
 
 def _load(domain: str) -> dict:
@@ -97,10 +110,21 @@ def _load(domain: str) -> dict:
             brand_id__in=asked, is_enabled=True, approved_at__isnull=False
         ).order_by("id"):
             shops.setdefault(connection.brand_id, []).append(connection)
+    plans: dict[int, list] = {}
+    # plan_version_brand_version_unique: the brands' versions, newest first (a few per brand).
+    for brand_id, version, effective_from, document in (
+        PlanVersion.objects.filter(brand_id__in={p.brand_id for p in props})
+        .order_by("brand_id", "-version")
+        .values_list("brand_id", "version", "effective_from", "document")
+    ):
+        plans.setdefault(brand_id, []).append((version, effective_from, document))
     for prop in props:
         hosts[prop.host] = (prop.brand_id, prop.id)
         brands[prop.brand_id] = BrandInfo.of(
-            prop.brand, connected=prop.connected, connections=shops.get(prop.brand_id, ())
+            prop.brand,
+            connected=prop.connected,
+            connections=shops.get(prop.brand_id, ()),
+            plans=plans.get(prop.brand_id, ()),
         )
     return {"hosts": hosts, "brands": brands}
 

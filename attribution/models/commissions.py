@@ -94,6 +94,11 @@ class Commission(models.Model):
     fx_rate_date = models.DateField(null=True, blank=True)
     fx_source = models.CharField(max_length=16, blank=True, default="", db_default="")
     fx_reason = models.CharField(max_length=200, blank=True, default="", db_default="")
+    # issue 56: the version of its brand's commission plan that priced it (brands.PlanVersion, by brand and
+    # number), and how: base, each line's rule, limits (attribution.plans.engine). A commission made before
+    # plans has no calculation stored: it is its version 1's, computed on read (attribution.plans.shown).
+    plan_version = models.PositiveIntegerField(default=1, db_default=1)
+    calculation = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -1,5 +1,5 @@
 """Brands and what account managers register for them: properties, developer keys, creators,
-discount codes, known shoppers, storefront-platform connections (and their platforms' privacy requests) and the users who may read a brand's
+discount codes, known shoppers, commission plan versions, storefront-platform connections (and their platforms' privacy requests) and the users who may read a brand's
 health pages, with each user's own settings (the time zone pages show times in). One module per concept;
 this package lists them all, so `from brands.models import Brand` reads as before.
 
@@ -12,6 +12,7 @@ from brands.timezones import validate_time_zone  # noqa: F401  (migration 0004 n
 from .brand import DEFAULT_REPORTING_CURRENCY, Brand
 from .creators import Creator, DiscountCode, KnownShopper
 from .developer_keys import DeveloperKey, DeveloperKeyManager
+from .plans import PlanVersion
 from .platform_connections import PlatformConnection, connection_of_shop
 from .privacy_requests import PlatformPrivacyRequest
 from .properties import Property
@@ -26,6 +27,7 @@ __all__ = [
     "DeveloperKeyManager",
     "DiscountCode",
     "KnownShopper",
+    "PlanVersion",
     "PlatformConnection",
     "PlatformPrivacyRequest",
     "Property",

@@ -1,0 +1,39 @@
+"""Parsed plans kept in the process per brand and version (a version never changes, so nothing expires):
+an order is priced from its brand's resolution (brands.resolution.BrandInfo.plans) with no query and no
+parse. A brand that stored no version is priced by its rates as version 1, kept per rates."""
+
+from collections import OrderedDict
+from decimal import Decimal
+
+from .document import Plan, parse, rates_document
+
+MAX_PLANS = 4096
+_parsed: OrderedDict[tuple, Plan] = OrderedDict()
+
+
+def plan_of(brand, at) -> tuple[int, Plan]:
+    """The version of `brand`'s plan (a BrandInfo) in effect at `at`, parsed."""
+    version, document = brand.plan_at(at)
+    if document is None:
+        key = (brand.id, 1, brand.commission_rate_percent, brand.returning_commission_rate_percent)
+    else:
+        key = (brand.id, version)
+    plan = _parsed.get(key)
+    if plan is None:
+        plan = parse(document) if document is not None else rates_plan(brand)
+        _parsed[key] = plan
+        if len(_parsed) > MAX_PLANS:
+            _parsed.popitem(last=False)
+    return version, plan
+
+
+def rates_plan(brand) -> Plan:
+    """Version 1 made of a brand's rates (a BrandInfo or a Brand)."""
+    returning: Decimal | None = brand.returning_commission_rate_percent
+    return parse(
+        rates_document(brand.commission_rate_percent, returning, currency=brand.reporting_currency or "USD")
+    )
+
+
+def forget() -> None:
+    _parsed.clear()
