@@ -124,6 +124,16 @@ def price(
         rate = _effective_rate(rounded, base_total, plan)
     calculation = {
         "plan_version": version,
+        # What was priced, so that a re-pricing (an amount update, a new version for unpaid commissions)
+        # prices the same order again (attribution.plans.repricing).
+        "order": {
+            "amount": _plain(amount),
+            "is_returning_customer": is_returning_customer,
+            "creator_id": creator_id,
+            "shipping": _plain(lines.shipping) if lines is not None and lines.named else "0",
+            "shipping_tax": _plain(lines.shipping_tax) if lines is not None and lines.named else "0",
+            "taxes_included": bool(lines is not None and lines.named and lines.taxes_included),
+        },
         "currency": currency,
         "plan_currency": plan.currency,
         "fx_rate": (format(fx, "f") if fx_known else None) if plan.currency != currency else "1",
@@ -144,7 +154,7 @@ def _bases(plan: Plan, amount: Decimal, lines) -> tuple[list[_Line], dict]:
     """Each line's base under the plan's base policy, the shipping as one more part when the base counts
     it, and how the base was made (gross, discounts, tax taken out or added, shipping)."""
     made = {"gross": ZERO, "discounts": ZERO, "tax_taken_out": ZERO, "tax_added": ZERO, "shipping": ZERO}
-    if not lines.named:  # one line of its whole base: the amount as its way in counted it
+    if lines is None or not lines.named:  # one line of its whole base: the amount as its way in counted it
         made["gross"] = amount
         return [_Line(None, amount, item="whole order")], made
     policy, parts = plan.base, []
@@ -247,12 +257,74 @@ def _line_shown(part: _Line, plan: Plan, currency: str) -> dict:
         "vendor": line.vendor,
         "collections": list(line.collections),
         "quantity": line.quantity,
-        "gross": str(line.gross),
-        "discount": str(line.discount),
-        "tax": str(line.tax),
+        "gross": _plain(line.gross),
+        "discount": _plain(line.discount),
+        "tax": _plain(line.tax),
         **shown,
     }
 
 
+def _plain(value: Decimal) -> str:
+    return format(value.normalize() + 0, "f")
+
+
 def _shown(value: Decimal, currency: str) -> str:
     return str(in_minor_units(value, currency))
+
+
+@dataclass(frozen=True, slots=True)
+class KeptLine:
+    """A line as a calculation keeps it (the fields of attribution.orders.lines.OrderLine)."""
+
+    gross: Decimal
+    quantity: int = 1
+    discount: Decimal = ZERO
+    tax: Decimal = ZERO
+    sku: str = ""
+    product_id: str = ""
+    variant_id: str = ""
+    vendor: str = ""
+    collections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KeptLines:
+    lines: tuple[KeptLine, ...] = ()
+    shipping: Decimal = ZERO
+    shipping_tax: Decimal = ZERO
+    taxes_included: bool = False
+
+    @property
+    def named(self) -> bool:
+        return bool(self.lines)
+
+
+def kept_order(calculation: dict, *, scale: Decimal = ONE) -> tuple[Decimal, bool, KeptLines | None]:
+    """The order a calculation priced (amount, returning customer, lines), every amount times `scale` (an
+    amount update keeps each line's share of the order)."""
+    order = calculation.get("order") or {}
+    amount = Decimal(order.get("amount", calculation["base"]["total"])) * scale
+    kept = [
+        KeptLine(
+            gross=Decimal(line["gross"]) * scale,
+            quantity=line["quantity"],
+            discount=Decimal(line["discount"]) * scale,
+            tax=Decimal(line["tax"]) * scale,
+            sku=line["sku"],
+            product_id=line["product_id"],
+            variant_id=line["variant_id"],
+            vendor=line["vendor"],
+            collections=tuple(line["collections"]),
+        )
+        for line in calculation["lines"]
+        if "gross" in line
+    ]
+    if not kept:
+        return amount, bool(order.get("is_returning_customer")), None
+    lines = KeptLines(
+        tuple(kept),
+        Decimal(order.get("shipping", "0")) * scale,
+        Decimal(order.get("shipping_tax", "0")) * scale,
+        bool(order.get("taxes_included")),
+    )
+    return amount, bool(order.get("is_returning_customer")), lines
