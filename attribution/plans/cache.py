@@ -9,6 +9,8 @@ from .document import Plan, parse, rates_document
 
 MAX_PLANS = 4096
 _parsed: OrderedDict[tuple, Plan] = OrderedDict()
+# The versions that priced stored commissions, read again to re-price one (attribution.plans.repricing).
+kept_versions: dict[tuple[int, int], object] = {}
 
 
 def plan_of(brand, at) -> tuple[int, Plan]:
@@ -36,4 +38,6 @@ def rates_plan(brand) -> Plan:
 
 
 def forget() -> None:
+    """Drop this process's plans (tests start from their own brands, whose ids a database may reuse)."""
     _parsed.clear()
+    kept_versions.clear()

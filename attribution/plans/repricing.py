@@ -7,12 +7,12 @@ from decimal import Decimal
 
 from brands.models import PlanVersion
 
+from .cache import kept_versions
 from .document import Plan, parse, rates_document
 from .engine import Priced, kept_order, price
 from .shown import calculation as shown_calculation
 from .store import month_so_far, plan_rate
 
-_versions: dict[tuple[int, int], object] = {}  # a version never changes: kept for the process's life
 _RATES = object()  # version 1 of a brand that stored none: the commission's own rate
 
 
@@ -20,14 +20,14 @@ def plan_of_commission(commission) -> Plan:
     """The plan version that priced `commission`: its brand's stored version, else (version 1 of a brand
     that stored none) the commission's own rate."""
     key = (commission.brand_id, commission.plan_version)
-    plan = _versions.get(key) if commission.calculation else _RATES  # made before plans: its rate
+    plan = kept_versions.get(key) if commission.calculation else _RATES  # made before plans: its rate
     if plan is None:
         document = (
             PlanVersion.objects.filter(brand_id=commission.brand_id, version=commission.plan_version)
             .values_list("document", flat=True)
             .first()
         )
-        plan = _versions[key] = parse(document) if document is not None else _RATES
+        plan = kept_versions[key] = parse(document) if document is not None else _RATES
     if plan is _RATES:
         return parse(rates_document(commission.rate_percent, None, currency=commission.currency))
     return plan
