@@ -2,13 +2,14 @@
 the calculation on the commission, reads the creator's month only for a monthly cap or tiers, and costs no
 query more per order than before plans (the plan rides on the brand's cached resolution)."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
 
+from attribution.billing.writers import pay_statement
 from attribution.fx import ecb, loading
-from attribution.models import Commission, FxRate
+from attribution.models import Adjustment, Commission, FxRate, Statement
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.decision import Decision, Fields, rows_to_store
 from attribution.orders.lines import OrderLine, OrderLines
@@ -194,3 +195,41 @@ def test_a_fifty_rule_plan_costs_the_order_path_no_query(api, prop, creator, dja
 
     assert statements(captured) == ["INSERT", "SELECT", *stored_with_its_record("order", "commission")]
     assert Commission.objects.get(order__order_id="A-1001").plan_version == 2
+
+
+def tiered(prop, creator, *, retroactive):
+    store_plan(
+        prop.brand, tiers=[{"metric": "orders", "from": 3, "percent": "15", "retroactive": retroactive}]
+    )
+    return [coded(prop, creator, f"T-{i}", at=AT + timedelta(minutes=i)) for i in range(3)]
+
+
+def test_a_retroactive_tier_pays_the_months_earlier_orders_as_one_adjustment_when_its_statement_is_paid(
+    prop, creator, code
+):
+    tiered(prop, creator, retroactive=True)
+    statement = Statement.objects.create(brand=prop.brand, month=date(2026, 10, 1))
+
+    pay_statement(statement_id=statement.pk, at=datetime(2026, 11, 2, tzinfo=UTC))
+    pay_statement(statement_id=statement.pk, at=datetime(2026, 11, 3, tzinfo=UTC))  # paid once: nothing more
+
+    adjustment = Adjustment.objects.get()
+    assert (adjustment.amount, adjustment.reason, adjustment.statement) == (
+        Decimal("10.00"),
+        "tier",
+        statement,
+    )
+    assert adjustment.commission.order.order_id == "T-2"  # the order that reached the tier
+    # the earlier orders' commissions are not edited: 10.00 each, 5 % x 100 each owed on the statement
+    assert sorted(Commission.objects.values_list("amount", flat=True)) == [Decimal("10.00")] * 2 + [
+        Decimal("15.00")
+    ]
+
+
+def test_a_tier_that_is_not_retroactive_pays_only_from_its_threshold(prop, creator, code):
+    tiered(prop, creator, retroactive=False)
+    statement = Statement.objects.create(brand=prop.brand, month=date(2026, 10, 1))
+
+    pay_statement(statement_id=statement.pk, at=datetime(2026, 11, 2, tzinfo=UTC))
+
+    assert not Adjustment.objects.exists()
