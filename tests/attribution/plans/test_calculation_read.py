@@ -1,8 +1,11 @@
 """The read API's commission.calculation (docs/api.md): the one kept with the commission, or for one made
 before plans its version 1's, computed on read."""
 
+import csv
+import io
 from decimal import Decimal
 
+from attribution.billing.export import csv_lines
 from attribution.models import Commission
 from tests.attribution.keyed import commission_for, order_url
 
@@ -63,3 +66,21 @@ def test_a_commission_priced_by_a_plan_shows_the_calculation_it_keeps(client, al
     assert body["commission"]["plan_version"] == 3
     assert body["commission"]["calculation"] == kept
     assert body["commission"]["amount"] == str(Decimal("10.00"))
+
+
+def test_a_statements_csv_names_each_commissions_plan_version_and_rules_to_group_by(alice):
+    kept = {
+        "plan_version": 2,
+        "lines": [{"rule": "Belts"}, {"rule": "Default"}, {"rule": "Belts"}],
+        "per_order": [],
+    }
+    commission = commission_for(alice.brand, order_id="A-1", state=Commission.State.LOCKED)
+    Commission.objects.filter(pk=commission.pk).update(calculation=kept, plan_version=2)
+    old = commission_for(alice.brand, order_id="A-2", state=Commission.State.LOCKED)
+
+    rows = list(csv.DictReader(io.StringIO("".join(csv_lines(old.statement)).removeprefix("\ufeff"))))
+
+    assert [(r["order_id"], r["plan_version"], r["rules"]) for r in rows] == [
+        ("A-1", "2", "Belts; Default"),
+        ("A-2", "1", "Default"),  # made before plans: version 1, the brand's rate
+    ]
