@@ -52,6 +52,10 @@ def test_the_document_has_every_key_of_the_spec(world):
         "users": {name: {"username": "str", "password": "str"} for name in ("main", "other", "admin")},
         "links": {"valid": "str"},
         "fx": {"reporting_currency": "str", "orders": "list"},
+        "creators": {
+            name: {"id": "int", "name": "str", "code": "str", "link": "str"}
+            for name in ("registered", "second")
+        },
     }
 
 
@@ -86,7 +90,7 @@ def test_a_second_run_without_the_first_document_reuses_the_world_and_reissues_o
         model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
     ] == counts
     assert (get_user_model().objects.count(), BrandMembership.objects.count()) == users
-    assert counts == [3, 4, 4, 6, 4, 1]
+    assert counts == [3, 4, 5, 6, 5, 1]  # the main brand's second creator and her code (issue 56)
     for section in ("clicks", "codes", "shoppers", "commission", "users"):
         assert second[section] == first[section]
     for name in ("main", "other", "handoff"):
