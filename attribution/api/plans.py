@@ -10,6 +10,8 @@ from rest_framework.views import APIView
 
 from attribution.http import throttles
 from attribution.http.access import AlwaysJSON, KeyRequired
+from attribution.http.answers import KEYED, answer
+from attribution.outcomes import Outcome, envelope
 from attribution.plans import versions
 from attribution.plans.document import Refused
 from brands.auth import DeveloperKeyAuthentication
@@ -21,7 +23,6 @@ EXAMPLE = {
     "base": {"after_discounts": True, "shipping": False, "tax": False},
     "default": {"percent": "10"},
     "rules": [
-        {"name": "Ana's rate", "when": {"creators": [12]}, "percent": "20"},
         {"name": "Belts", "when": {"skus": ["BELT-01"]}, "percent": "15"},
         {"name": "Returning customers", "when": {"customer": "returning"}, "percent": "5"},
     ],
@@ -31,6 +32,7 @@ EXAMPLE = {
     "effective_from": "2026-12-01T00:00:00Z",
     "apply_to": "new_orders",
 }
+_AMOUNT = {"description": 'An amount in the plan\'s currency, 0 or more, as text ("20.00") or a number.'}
 _DOCUMENT = {
     "type": "object",
     "description": "A commission plan document (docs/plans.md): `currency`, `base`, `default`, `rules` (the "
@@ -44,22 +46,42 @@ _DOCUMENT = {
         "base": {"type": "object"},
         "default": {"type": "object"},
         "rules": {"type": "array", "maxItems": 200, "items": {"type": "object"}},
-        "minimum_order_amount": {"type": "string"},
-        "cap_per_order": {"type": "string"},
-        "cap_per_creator_month": {"type": "string"},
+        "minimum_order_amount": _AMOUNT,
+        "cap_per_order": _AMOUNT,
+        "cap_per_creator_month": _AMOUNT,
         "tiers": {"type": "array", "items": {"type": "object"}},
-        "effective_from": {"type": "string", "format": "date-time"},
+        "effective_from": {
+            "type": "string",
+            "format": "date-time",
+            "nullable": True,
+            "description": "When the version takes effect; empty: when it is saved.",
+        },
         "apply_to": {"type": "string", "enum": ["new_orders", "unpaid"]},
     },
 }
 _REFUSED = OpenApiResponse(
     response={
         "type": "object",
-        "properties": {"success": {"type": "boolean", "enum": [False]}, "error": {"type": "string"}},
+        "required": ["success", "outcome", "error"],
+        "properties": {
+            "success": {"type": "boolean", "enum": [False]},
+            "outcome": {
+                "type": "string",
+                "enum": [str(Outcome.INVALID_PARAMS), str(Outcome.UNRESOLVED_DOMAIN)],
+            },
+            "error": {"type": "string"},
+        },
     },
-    description="The document is refused whole; `error` names the field (`rules[2].percent: must be between "
-    "0 and 100`). Nothing is stored.",
+    description="invalid_params: the document is refused whole; `error` starts with the field "
+    "(`rules[2].percent: must be between 0 and 100`). Nothing is stored. unresolved_domain: the key's brand "
+    "is inactive.",
 )
+_FAILED = {
+    400: _REFUSED,
+    401: answer(401, [Outcome.UNAUTHORIZED]),
+    429: answer(429, [Outcome.RATE_LIMITED]),
+    500: answer(500, [Outcome.HANDLER_ERROR]),
+}
 _RE_PRICED = {
     "type": "object",
     "properties": {
@@ -82,8 +104,8 @@ class _PlanView(KeyRequired, APIView):
         return Brand.objects.filter(pk=request.auth.brand_id, is_active=True).first()
 
     @staticmethod
-    def refused(error: str, status: int = 400) -> Response:
-        return Response({"success": False, "error": error}, status=status)
+    def refused(error: str, outcome: Outcome = Outcome.INVALID_PARAMS) -> Response:
+        return Response(envelope(success=False, outcome=outcome, text=error), status=400)
 
     @staticmethod
     def made_by(request) -> str:
@@ -96,6 +118,7 @@ class CommissionPlanView(_PlanView):
     @extend_schema(
         summary="Read your commission plan and its versions",
         tags=[PLANS],
+        parameters=[*KEYED],
         responses={
             200: OpenApiResponse(
                 response={
@@ -108,19 +131,21 @@ class CommissionPlanView(_PlanView):
                         "versions": {"type": "array", "items": {"type": "object"}},
                     },
                 }
-            )
+            ),
+            **_FAILED,
         },
     )
     def get(self, request):
         brand = self.brand(request)
         if brand is None:
-            return self.refused("Your brand is inactive.")
+            return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
         return Response({"success": True, **versions.current(brand)})
 
     @extend_schema(
         summary="Store a new version of your commission plan",
         tags=[PLANS],
-        request=_DOCUMENT,
+        parameters=[*KEYED],
+        request={"application/json": _DOCUMENT},
         examples=[OpenApiExample("A plan", value=EXAMPLE, request_only=True)],
         responses={
             200: OpenApiResponse(
@@ -133,13 +158,13 @@ class CommissionPlanView(_PlanView):
                     },
                 }
             ),
-            400: _REFUSED,
+            **_FAILED,
         },
     )
     def put(self, request):
         brand = self.brand(request)
         if brand is None:
-            return self.refused("Your brand is inactive.")
+            return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
         try:
             number, re_priced = versions.save(
                 brand=brand, document=request.data, at=timezone.now(), created_by=self.made_by(request)
@@ -155,7 +180,8 @@ class CommissionPlanPreviewView(_PlanView):
     @extend_schema(
         summary="Preview a new version of your commission plan (stores nothing)",
         tags=[PLANS],
-        request=_DOCUMENT,
+        parameters=[*KEYED],
+        request={"application/json": _DOCUMENT},
         examples=[OpenApiExample("A plan", value={**EXAMPLE, "apply_to": "unpaid"}, request_only=True)],
         responses={
             200: OpenApiResponse(
@@ -171,13 +197,13 @@ class CommissionPlanPreviewView(_PlanView):
                 description="What PUT would do: the version it would make and, with apply_to unpaid, how many "
                 "pending and held commissions would change and by how much in your reporting currency.",
             ),
-            400: _REFUSED,
+            **_FAILED,
         },
     )
     def post(self, request):
         brand = self.brand(request)
         if brand is None:
-            return self.refused("Your brand is inactive.")
+            return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
         try:
             found = versions.preview(brand=brand, document=request.data, at=timezone.now())
         except Refused as refusal:

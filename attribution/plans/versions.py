@@ -13,7 +13,7 @@ from brands.models import Brand, Creator, PlanVersion
 
 from ..models import Commission
 from ..money import at_rate, money
-from .document import Plan, Refused, parse, rates_document
+from .document import Plan, parse, rates_document
 from .repricing import reprice
 
 EXAMPLES = 5
@@ -83,7 +83,7 @@ def current(brand: Brand) -> dict:
 def preview(*, brand: Brand, document, at: datetime) -> Preview:
     """What storing `document` would do (Refused when it is at fault); stores nothing."""
     versions = stored(brand.pk)
-    plan, normalized = _checked(brand, document, at=at, latest=versions[0] if versions else None)
+    plan, normalized = _checked(brand, document, at=at)
     found = Preview(version=(versions[0].version if versions else 1) + 1, plan=plan, document=normalized)
     if plan.apply_to != "unpaid":
         return found
@@ -115,7 +115,7 @@ def save(*, brand: Brand, document, at: datetime, created_by: str) -> tuple[int,
     with transaction.atomic():
         Brand.objects.select_for_update().filter(pk=brand.pk).first()  # one new version at a time
         versions = stored(brand.pk)
-        plan, normalized = _checked(brand, document, at=at, latest=versions[0] if versions else None)
+        plan, normalized = _checked(brand, document, at=at)
         if not versions:  # its rates were version 1: kept as stored history before the change
             PlanVersion.objects.create(
                 brand=brand,
@@ -147,18 +147,13 @@ def save(*, brand: Brand, document, at: datetime, created_by: str) -> tuple[int,
     return number, re_priced
 
 
-def _checked(brand: Brand, document, *, at: datetime, latest: PlanVersion | None) -> tuple[Plan, dict]:
+def _checked(brand: Brand, document, *, at: datetime) -> tuple[Plan, dict]:
     def creator_exists(ids):
         return set(Creator.objects.filter(brand_id=brand.pk, pk__in=ids).values_list("pk", flat=True))
 
     plan = parse(document, creator_exists=creator_exists)
     if plan.effective_from is None:
         plan = parse({**document, "effective_from": at.isoformat()})
-    if latest is not None and plan.effective_from < latest.effective_from:
-        raise Refused(
-            "effective_from",
-            f"must not be before version {latest.version}'s, {latest.effective_from.isoformat()}",
-        )
     normalized = {**document, "effective_from": plan.effective_from.isoformat(), "apply_to": plan.apply_to}
     return plan, normalized
 
