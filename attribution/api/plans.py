@@ -125,6 +125,7 @@ class CommissionPlanView(_PlanView):
                     "type": "object",
                     "properties": {
                         "success": {"type": "boolean", "enum": [True]},
+                        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
                         "plan": _DOCUMENT,
                         "version": {"type": "integer"},
                         "effective_from": {"type": "string", "format": "date-time", "nullable": True},
@@ -139,7 +140,7 @@ class CommissionPlanView(_PlanView):
         brand = self.brand(request)
         if brand is None:
             return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
-        return Response({"success": True, **versions.current(brand)})
+        return Response({"success": True, "outcome": Outcome.FOUND, **versions.current(brand)})
 
     @extend_schema(
         summary="Store a new version of your commission plan",
@@ -153,6 +154,7 @@ class CommissionPlanView(_PlanView):
                     "type": "object",
                     "properties": {
                         "success": {"type": "boolean", "enum": [True]},
+                        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
                         "version": {"type": "integer"},
                         "re_priced": {"type": "object", "properties": {"commissions": {"type": "integer"}}},
                     },
@@ -171,7 +173,14 @@ class CommissionPlanView(_PlanView):
             )
         except Refused as refusal:
             return self.refused(str(refusal))
-        return Response({"success": True, "version": number, "re_priced": {"commissions": re_priced}})
+        return Response(
+            {
+                "success": True,
+                "outcome": Outcome.FOUND,
+                "version": number,
+                "re_priced": {"commissions": re_priced},
+            }
+        )
 
 
 class CommissionPlanPreviewView(_PlanView):
@@ -189,6 +198,7 @@ class CommissionPlanPreviewView(_PlanView):
                     "type": "object",
                     "properties": {
                         "success": {"type": "boolean", "enum": [True]},
+                        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
                         "version": {"type": "integer"},
                         "apply_to": {"type": "string"},
                         "re_priced": _RE_PRICED,
@@ -208,4 +218,4 @@ class CommissionPlanPreviewView(_PlanView):
             found = versions.preview(brand=brand, document=request.data, at=timezone.now())
         except Refused as refusal:
             return self.refused(str(refusal))
-        return Response({"success": True, **found.shown()})
+        return Response({"success": True, "outcome": Outcome.FOUND, **found.shown()})

@@ -44,7 +44,12 @@ def test_a_put_stores_the_next_version_keeping_the_rates_as_version_1(client, al
     response = put(client, alice, plan(default={"percent": "12"}))
 
     assert response.status_code == 200
-    assert response.json() == {"success": True, "version": 2, "re_priced": {"commissions": 0}}
+    assert response.json() == {
+        "success": True,
+        "outcome": "found",
+        "version": 2,
+        "re_priced": {"commissions": 0},
+    }
     stored = list(PlanVersion.objects.filter(brand=alice.brand).order_by("version"))
     assert [(v.version, v.created_by) for v in stored] == [
         (1, "rates"),
@@ -91,7 +96,12 @@ def test_apply_to_unpaid_re_prices_pending_commissions_with_the_version_as_cause
 
     response = put(client, alice, plan(default={"percent": "15"}, apply_to="unpaid"))
 
-    assert response.json() == {"success": True, "version": 2, "re_priced": {"commissions": 1}}
+    assert response.json() == {
+        "success": True,
+        "outcome": "found",
+        "version": 2,
+        "re_priced": {"commissions": 1},
+    }
     pending.refresh_from_db()
     locked.refresh_from_db()
     assert (pending.amount, pending.plan_version, pending.rate_percent) == (
