@@ -15,6 +15,7 @@ from attribution.orders.decision import Decision, Fields, rows_to_store
 from attribution.orders.lines import OrderLine, OrderLines
 from attribution.outcomes import Outcome
 from attribution.plans import versions
+from attribution.plans.repricing import reprice
 from brands.resolution import resolve_host
 from tests.factories import ClickFactory, DiscountCodeFactory
 
@@ -233,3 +234,19 @@ def test_a_tier_that_is_not_retroactive_pays_only_from_its_threshold(prop, creat
     pay_statement(statement_id=statement.pk, at=datetime(2026, 11, 2, tzinfo=UTC))
 
     assert not Adjustment.objects.exists()
+
+
+def test_an_amount_update_of_a_line_priced_order_keeps_each_lines_rule_and_share(prop, creator):
+    store_plan(prop.brand, rules=[{"name": "Belts", "when": {"skus": ["BELT-01"]}, "percent": "20"}])
+    lines = OrderLines(
+        lines=(OrderLine(gross=Decimal("40"), sku="BELT-01"), OrderLine(gross=Decimal("60"), sku="HAT"))
+    )
+    row = priced(prop, creator, lines=lines)
+    commission = Commission(pk=1, order_id=1, **{k: v for k, v in row.items() if k != "hold_rules"})
+
+    again = reprice(commission, order_amount=Decimal("50"))
+
+    assert row["amount"] == Decimal("14.00")  # 40 x 20 % + 60 x 10 %
+    assert again.amount == Decimal("7.00")  # 20 x 20 % + 30 x 10 %: each line kept its share and its rule
+    assert [line["rule"] for line in again.calculation["lines"]] == ["Belts", "Default"]
+    assert again.calculation["plan_version"] == 2
