@@ -1,6 +1,7 @@
 """Parsed plans kept in the process per brand and version (a version never changes, so nothing expires):
 an order is priced from its brand's resolution (brands.resolution.BrandInfo.plans) with no query and no
-parse. A brand that stored no version is priced by its rates as version 1, kept per rates."""
+parse. Version 1 is the brand's rates as its rate fields hold them now (with the base the migration carried
+over when it stored one), kept per rates."""
 
 from collections import OrderedDict
 from decimal import Decimal
@@ -16,17 +17,30 @@ kept_versions: dict[tuple[int, int], object] = {}
 def plan_of(brand, at) -> tuple[int, Plan]:
     """The version of `brand`'s plan (a BrandInfo) in effect at `at`, parsed."""
     version, document = brand.plan_at(at)
-    if document is None:
+    if version == 1:  # the brand's rates, as its rate fields say now (an account manager may edit them)
         key = (brand.id, 1, brand.commission_rate_percent, brand.returning_commission_rate_percent)
     else:
         key = (brand.id, version)
     plan = _parsed.get(key)
     if plan is None:
-        plan = parse(document) if document is not None else rates_plan(brand)
+        if version == 1:
+            plan = parse(with_rates(document, brand)) if document is not None else rates_plan(brand)
+        else:
+            plan = parse(document)
         _parsed[key] = plan
         if len(_parsed) > MAX_PLANS:
             _parsed.popitem(last=False)
     return version, plan
+
+
+def with_rates(document: dict, brand) -> dict:
+    """A stored version 1 with the brand's rates as its rate fields hold them now: version 1 is the brand's
+    rates (an edit of them in the admin still applies until the brand saves a plan), with the base and
+    currency the migration carried over."""
+    rates = rates_document(
+        brand.commission_rate_percent, brand.returning_commission_rate_percent, currency=document["currency"]
+    )
+    return {**document, "default": rates["default"], "rules": rates["rules"]}
 
 
 def rates_plan(brand) -> Plan:

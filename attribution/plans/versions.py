@@ -13,6 +13,7 @@ from brands.models import Brand, Creator, PlanVersion
 
 from ..models import Commission
 from ..money import at_rate, money
+from .cache import with_rates
 from .document import Plan, parse, rates_document
 from .repricing import reprice
 
@@ -64,8 +65,11 @@ def current(brand: Brand) -> dict:
         }
     now = datetime.now(tz=versions[0].effective_from.tzinfo)
     in_effect = next((v for v in versions if v.effective_from <= now), versions[-1])
+    document = in_effect.document
+    if in_effect.version == 1:  # the brand's rates as they are now (attribution.plans.cache.with_rates)
+        document = with_rates(document, brand)
     return {
-        "plan": in_effect.document,
+        "plan": document,
         "version": in_effect.version,
         "effective_from": in_effect.effective_from.isoformat(),
         "versions": [

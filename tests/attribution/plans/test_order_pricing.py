@@ -16,6 +16,7 @@ from attribution.orders.lines import OrderLine, OrderLines
 from attribution.outcomes import Outcome
 from attribution.plans import versions
 from attribution.plans.repricing import reprice
+from brands.models import PlanVersion
 from brands.resolution import resolve_host
 from tests.factories import ClickFactory, DiscountCodeFactory
 
@@ -250,3 +251,25 @@ def test_an_amount_update_of_a_line_priced_order_keeps_each_lines_rule_and_share
     assert again.amount == Decimal("7.00")  # 20 x 20 % + 30 x 10 %: each line kept its share and its rule
     assert [line["rule"] for line in again.calculation["lines"]] == ["Belts", "Default"]
     assert again.calculation["plan_version"] == 2
+
+
+def test_version_1_follows_the_brands_rate_fields_as_an_account_manager_edits_them(prop, creator):
+    PlanVersion.objects.create(
+        brand=prop.brand,
+        version=1,
+        effective_from=datetime(1970, 1, 1, tzinfo=UTC),
+        created_by="migration",
+        document={
+            "currency": "USD",
+            "base": {"after_discounts": True, "shipping": True, "tax": True},
+            "default": {"percent": "10"},
+            "rules": [],
+        },
+    )
+    prop.brand.commission_rate_percent = Decimal("8")
+    prop.brand.save()
+    lines = OrderLines(lines=(OrderLine(gross=Decimal("100"), tax=Decimal("10")),), shipping=Decimal("5"))
+
+    commission = priced(prop, creator, lines=lines, amount="115")
+
+    assert commission["amount"] == Decimal("9.20")  # 8 % of 115: the rate as edited, the base carried over
