@@ -38,8 +38,9 @@ class BrandInfo:
     returning_commission_rate_percent: Decimal | None
     storefront_handles_orders: bool
     reporting_currency: str = "USD"  # its commissions are converted into it (attribution.fx)
-    # Its commission plan's versions, newest first: (version, effective_from, document). Empty: the brand has
-    # stored none, and its rates above are its version 1 (attribution.plans.store).
+    # Its commission plan's versions, newest first: (version, effective_from). Empty: the brand has stored
+    # none, and its rates above are its version 1. The documents are read once per process and version
+    # (attribution.plans.cache), not carried here: every order reads this entry.
     plans: tuple = ()
 
     @classmethod
@@ -59,13 +60,13 @@ class BrandInfo:
             plans=tuple(plans),
         )
 
-    def plan_at(self, at) -> tuple[int, dict | None]:
-        """The version of its plan in effect at `at` and its document; (1, None) when it stored none (its
-        rates are version 1)."""
-        for version, effective_from, document in self.plans:
+    def plan_at(self, at) -> tuple[int, bool]:
+        """The version of its plan in effect at `at`, and whether it is stored; (1, False) when it stored none
+        (its rates are version 1)."""
+        for version, effective_from in self.plans:
             if effective_from <= at:
-                return version, document
-        return 1, None
+                return version, True
+        return 1, False
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
         if is_returning_customer and self.returning_commission_rate_percent is not None:
@@ -112,12 +113,12 @@ def _load(domain: str) -> dict:
             shops.setdefault(connection.brand_id, []).append(connection)
     plans: dict[int, list] = {}
     # plan_version_brand_version_unique: the brands' versions, newest first (a few per brand).
-    for brand_id, version, effective_from, document in (
+    for brand_id, version, effective_from in (
         PlanVersion.objects.filter(brand_id__in={p.brand_id for p in props})
         .order_by("brand_id", "-version")
-        .values_list("brand_id", "version", "effective_from", "document")
+        .values_list("brand_id", "version", "effective_from")
     ):
-        plans.setdefault(brand_id, []).append((version, effective_from, document))
+        plans.setdefault(brand_id, []).append((version, effective_from))
     for prop in props:
         hosts[prop.host] = (prop.brand_id, prop.id)
         brands[prop.brand_id] = BrandInfo.of(

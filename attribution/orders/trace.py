@@ -24,6 +24,9 @@ class Signal(StrEnum):
     # Nor this: the platform's nightly sync brought the order, which no webhook had delivered
     # (attribution.platforms.sync).
     SYNC = "sync"
+    # Nor this: the commission plan's rules that priced the commission (issue 56, docs/plans.md; result:
+    # priced), noted for a brand whose plan has a version beyond its rates.
+    PLAN = "plan"
 
 
 class StepResult(StrEnum):
@@ -44,6 +47,8 @@ class StepResult(StrEnum):
     JOINED = "joined"
     # the platform's nightly sync
     RECOVERED = "recovered"
+    # the commission plan
+    PRICED = "priced"
 
 
 # What each signal can answer, in the docs' order (docs/api.md, "The decision's trace").
@@ -65,6 +70,7 @@ RESULTS = {
     Signal.SHOPPER: (StepResult.ATTRIBUTED, StepResult.NOT_KNOWN),
     Signal.JOIN: (StepResult.JOINED,),
     Signal.SYNC: (StepResult.RECOVERED,),
+    Signal.PLAN: (StepResult.PRICED,),
 }
 
 SIGNAL_LABELS = {
@@ -74,6 +80,7 @@ SIGNAL_LABELS = {
     Signal.JOIN: "Platform order and order confirmation",
     Signal.REVIEW: "Review rule: commission held",
     Signal.SYNC: "Recovered by the platform's sync",
+    Signal.PLAN: "Commission plan",
 }
 
 
@@ -185,6 +192,20 @@ def joined(*, platform: str, first: str, taken: list[str]) -> dict:
     return step(Signal.JOIN, StepResult.JOINED, detail)
 
 
+def plan_priced(calculation: dict) -> dict:
+    """The commission plan's rules that priced the commission: each line's rule, and the total."""
+    lines = calculation["lines"]
+    taken = "; ".join(
+        f"{line.get('sku') or line.get('product_id') or line.get('item') or 'line'} by {line['rule']}"
+        for line in lines
+    )
+    return step(
+        Signal.PLAN,
+        StepResult.PRICED,
+        f"plan version {calculation['plan_version']}: {taken}; {calculation['total']} {calculation['currency']}",
+    )
+
+
 def winning_index(trace: list[dict]) -> int | None:
     """The step that attributed the order, when one did."""
     for index, entry in enumerate(trace):
@@ -205,6 +226,7 @@ RESULT_LABELS = {
     StepResult.BLACKLISTED_CODE: "code blacklisted",
     StepResult.NOT_KNOWN: "shopper not known",
     StepResult.JOINED: "one order, two paths",
+    StepResult.PRICED: "priced by its rules",
     # A review step's result is its rule (attribution.models.Rule; docs/review.md).
     "self_referral": "held: the shopper is the creator",
     "disposable_email": "held: throwaway email address",

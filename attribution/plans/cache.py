@@ -14,15 +14,17 @@ _parsed: OrderedDict[tuple, Plan] = OrderedDict()
 kept_versions: dict[tuple[int, int], object] = {}
 
 
-def plan_of(brand, at) -> tuple[int, Plan]:
-    """The version of `brand`'s plan (a BrandInfo) in effect at `at`, parsed."""
-    version, document = brand.plan_at(at)
+def plan_of(brand, at, *, load) -> tuple[int, Plan]:
+    """The version of `brand`'s plan (a BrandInfo) in effect at `at`, parsed; `load(brand_id, version)` reads
+    a stored version's document, once per process and version."""
+    version, stored = brand.plan_at(at)
     if version == 1:  # the brand's rates, as its rate fields say now (an account manager may edit them)
-        key = (brand.id, 1, brand.commission_rate_percent, brand.returning_commission_rate_percent)
+        key = (brand.id, 1, stored, brand.commission_rate_percent, brand.returning_commission_rate_percent)
     else:
         key = (brand.id, version)
     plan = _parsed.get(key)
     if plan is None:
+        document = load(brand.id, version) if stored else None
         if version == 1:
             plan = parse(with_rates(document, brand)) if document is not None else rates_plan(brand)
         else:

@@ -71,6 +71,7 @@ class Rule:
     name: str
     when: When
     rate: Rate
+    per_line: bool = False  # judged per line (a line condition): its flat amount is per unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +94,12 @@ class Plan:
     tiers: tuple[Tier, ...] = ()
     effective_from: datetime | None = None
     apply_to: str = "new_orders"
-
-    @property
-    def needs_month(self) -> bool:
-        """Whether pricing an order reads the creator's month so far (a monthly cap or tiers)."""
-        return self.cap_per_creator_month is not None or bool(self.tiers)
-
-    @property
-    def has_flat(self) -> bool:
-        return self.default.flat is not None or any(r.rate.flat is not None for r in self.rules)
+    # The rules by kind, in their order, and what pricing needs to know of the whole plan: worked out once
+    # when it is parsed (a plan is parsed once per brand and version), not per order.
+    line_rules: tuple[Rule, ...] = ()
+    order_rules: tuple[Rule, ...] = ()
+    needs_month: bool = False  # a monthly cap or tiers: pricing reads the creator's month so far
+    has_amounts: bool = False  # flat amounts or thresholds in the plan's currency
 
 
 def rates_document(percent: Decimal, returning_percent: Decimal | None, *, currency: str, base=None) -> dict:
@@ -149,17 +147,30 @@ def parse(document, *, creator_exists: Callable[[Iterable[int]], set[int]] | Non
     apply_to = document.get("apply_to", "new_orders")
     if apply_to not in APPLY_TO:
         raise Refused("apply_to", "must be new_orders or unpaid")
+    default = _rate(_object(document.get("default", {}), "default"), "default", ("percent", "flat"))
+    limits = {
+        name: _amount(document.get(name), name)
+        for name in ("minimum_order_amount", "cap_per_order", "cap_per_creator_month")
+    }
+    tiers = _tiers(document.get("tiers", []))
+    has_amounts = (
+        default.flat is not None
+        or any(r.rate.flat is not None or r.when.order_amount_at_least is not None for r in rules)
+        or any(value is not None for value in limits.values())
+    )
     return Plan(
         currency=currency,
         base=_base(document.get("base", {})),
-        default=_rate(_object(document.get("default", {}), "default"), "default", ("percent", "flat")),
+        default=default,
         rules=rules,
-        minimum_order_amount=_amount(document.get("minimum_order_amount"), "minimum_order_amount"),
-        cap_per_order=_amount(document.get("cap_per_order"), "cap_per_order"),
-        cap_per_creator_month=_amount(document.get("cap_per_creator_month"), "cap_per_creator_month"),
-        tiers=_tiers(document.get("tiers", [])),
+        tiers=tiers,
         effective_from=_moment(document.get("effective_from"), "effective_from"),
         apply_to=apply_to,
+        line_rules=tuple(r for r in rules if r.per_line),
+        order_rules=tuple(r for r in rules if not r.per_line),
+        needs_month=limits["cap_per_creator_month"] is not None or bool(tiers),
+        has_amounts=has_amounts,
+        **limits,
     )
 
 
@@ -230,7 +241,7 @@ def _rule(value, at: str) -> Rule:
     rate = _rate(value, at, ("name", "when", "percent", "flat"))
     if rate.percent is None and rate.flat is None:
         raise Refused(f"{at}.percent", "a rule pays a percent, a flat amount or both")
-    return Rule(name.strip(), when, rate)
+    return Rule(name.strip(), when, rate, when.per_line)
 
 
 def _when(value: dict, at: str) -> When:

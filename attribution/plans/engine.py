@@ -65,11 +65,11 @@ def price(
     parts, made = _bases(plan, amount, lines)
     base_total = sum((p.base for p in parts), ZERO)
     order_ok = _order_conditions(creator_id, is_returning_customer, amount, fx)
-    fallback = next((r for r in plan.rules if not r.when.per_line and order_ok(r)), None)
+    fallback = next((r for r in plan.order_rules if order_ok(r)), None)
     for part in parts:
-        if part.line is not None:
+        if part.line is not None and plan.line_rules:
             part.rule = next(
-                (r for r in plan.rules if r.when.per_line and order_ok(r) and _line_matches(r, part.line)),
+                (r for r in plan.line_rules if order_ok(r) and _line_matches(r, part.line)),
                 None,
             )
         if part.rule is None:
@@ -84,7 +84,7 @@ def price(
         if part.percent is not None:
             part.commission += part.base * part.percent / HUNDRED
         if rate.flat is not None:
-            if part.rule is not None and part.rule.when.per_line:
+            if part.rule is not None and part.rule.per_line:
                 part.flat = rate.flat * fx * part.line.quantity
                 part.commission += part.flat
             else:

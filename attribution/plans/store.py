@@ -7,6 +7,8 @@ from decimal import Decimal
 
 from django.db.models import Count, Sum
 
+from brands.models import PlanVersion
+
 from ..fx import conversion
 from ..models import Commission
 from .cache import plan_of
@@ -22,7 +24,7 @@ def price_order(
     """The commission `brand`'s plan gives the order `fields` (attribution.orders.decision.Fields) of
     `creator_id` placed at `at`. `version`: a (number, Plan) to price with instead of the one in effect
     (an amount update re-prices with the commission's own)."""
-    number, plan = version or plan_of(brand, at)
+    number, plan = version or plan_of(brand, at, load=stored_document)
     month = None
     if plan.needs_month and creator_id is not None:
         month = month_so_far(
@@ -46,22 +48,21 @@ def price_order(
     )
 
 
+def stored_document(brand_id: int, version: int) -> dict | None:
+    """A stored version's document (plan_version_brand_version_unique); read once per process and version."""
+    return (
+        PlanVersion.objects.filter(brand_id=brand_id, version=version)
+        .values_list("document", flat=True)
+        .first()
+    )
+
+
 def plan_rate(plan: Plan, currency: str, at: datetime) -> Decimal | None:
     """One unit of the plan's currency in the order's, at the rates of the order's date (those its
     commission locks, attribution.fx); 1 when they are the same, or when no amount of the plan needs it."""
-    if plan.currency == currency or not _has_amounts(plan):
+    if plan.currency == currency or not plan.has_amounts:
         return ONE
     return conversion.convert(ONE, plan.currency, to=currency, ordered_at=at).rate
-
-
-def _has_amounts(plan: Plan) -> bool:
-    return (
-        plan.has_flat
-        or plan.minimum_order_amount is not None
-        or plan.cap_per_order is not None
-        or plan.cap_per_creator_month is not None
-        or any(r.when.order_amount_at_least is not None for r in plan.rules)
-    )
 
 
 def month_start(at: datetime) -> datetime:

@@ -99,6 +99,11 @@ def test_an_order_confirmation_is_priced_by_the_creators_own_rule_and_keeps_its_
     )
     assert commission.calculation["lines"][0]["rule"] == "Ana's rate"
     assert commission.calculation["total"] == "20.00"
+    assert commission.order.trace[-1] == {
+        "signal": "plan",
+        "result": "priced",
+        "detail": "plan version 2: whole order by Ana's rate; 20.00 USD",
+    }
 
 
 def test_a_brand_that_stored_no_plan_pays_its_rates_as_before(prop, creator, code):
@@ -106,6 +111,7 @@ def test_a_brand_that_stored_no_plan_pays_its_rates_as_before(prop, creator, cod
 
     assert (commission.amount, commission.plan_version) == (Decimal("5.99"), 1)
     assert commission.calculation["lines"][0]["rule"] == "Default"
+    assert [step["signal"] for step in commission.order.trace] == ["code"]  # its trace as before plans
 
 
 def test_lines_are_priced_one_by_one_with_the_base_policy(prop, creator):
