@@ -26,6 +26,6 @@ def calculation(commission) -> dict:
 
 def rule_names(commission) -> list[str]:
     """The rules that took the commission's lines, each once, in line order ("Default" for the default)."""
-    names = [line["rule"] for line in calculation(commission)["lines"]]
-    names += [p["rule"] for p in calculation(commission).get("per_order", [])]
+    made = calculation(commission)
+    names = [line["rule"] for line in made["lines"]] + [p["rule"] for p in made.get("per_order", [])]
     return list(dict.fromkeys(names))
