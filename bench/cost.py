@@ -203,8 +203,7 @@ def worker(args) -> None:
 
 
 def _bench_plan(*, rules: int) -> None:
-    """The bench brand's plan: `rules` line rules on SKUs no bench order names (each order is judged against
-    all of them), in front of its 10 %; 0 removes the bench's versions again, leaving its rates."""
+    """The bench brand's plan of `rules` rules in front of its 10 %; 0 removes the bench's versions again."""
     from attribution.plans import versions
     from brands.models import Brand, PlanVersion
 
