@@ -22,8 +22,9 @@ from health.log.writer import Receipt, record, row_values
 from .billing import writers
 from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
 from .models import Adjustment, Commission, CommissionHold, CommissionStateChange, Order
-from .money import commission_amount, money, order_total
+from .money import money, order_total
 from .outcomes import Outcome, Result, say
+from .plans.repricing import reprice
 
 logger = logging.getLogger(__name__)
 
@@ -282,7 +283,9 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                 request_id=request_id,
                 receipt=receipt,
             )
-        new_amount = commission_amount(change.new_order_amount, commission.rate_percent, commission.currency)
+        # issue 56: re-priced with its own plan version, each line keeping its share (docs/plans.md).
+        priced = reprice(commission, order_amount=change.new_order_amount)
+        new_amount = priced.amount
         result.set(Outcome.TRACKED, _updated_text(change))
         return _written_unless_changed(
             result,
@@ -293,6 +296,7 @@ def update_commission(*, key, payload, received_at: datetime, request_id: str = 
                 new_amount,
                 at=_change_time(commission, received_at),
                 request_id=request_id,
+                priced=priced,
             ),
         )
 
@@ -333,7 +337,8 @@ def _update_paid(result, change, *, brand_id, received_at, request_id, receipt) 
         commission = _read(brand_id=brand_id, change=change, locked=True)
         if commission is None or commission.state != Commission.State.PAID:
             return None
-        new_amount = commission_amount(change.new_order_amount, commission.rate_percent, commission.currency)
+        priced = reprice(commission, order_amount=change.new_order_amount)
+        new_amount = priced.amount
         changed_at = _change_time(commission, received_at)
         adjustment = writers.carry_adjustment(
             commission,
@@ -342,7 +347,9 @@ def _update_paid(result, change, *, brand_id, received_at, request_id, receipt) 
             at=changed_at,
             request_id=request_id,
         )
-        commission.change_amount(change.new_order_amount, new_amount, at=changed_at, request_id=request_id)
+        commission.change_amount(
+            change.new_order_amount, new_amount, at=changed_at, request_id=request_id, priced=priced
+        )
         text = _updated_text(change)
         if adjustment:
             text += say("change.updated_after_payment", adjustment=_adjustment_text(adjustment))

@@ -4,6 +4,7 @@ commission look like from outside (docs/api.md, "Read API")."""
 from .fx.conversion import locked
 from .models import Commission, Order
 from .money import money, plain
+from .plans.shown import calculation as plan_calculation
 from .review import holds as review_holds
 from .review.runner import holds_in
 
@@ -38,6 +39,9 @@ def order_for_reconciliation(*, brand_id: int, order_id: str, is_test: bool) -> 
             "amount": money(commission.amount, commission.currency),
             "currency": commission.currency,
             "rate_percent": str(commission.rate_percent),
+            # issue 56: how its plan priced it (docs/plans.md); a commission made before plans shows version 1's.
+            "plan_version": commission.plan_version,
+            "calculation": plan_calculation(commission),
             "order_amount": plain(commission.order_amount),
             "created_at": commission.created_at.isoformat(),
             "cancelled_at": commission.cancelled_at.isoformat() if commission.cancelled_at else None,

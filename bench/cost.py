@@ -40,7 +40,11 @@ TARGETS = {
     "django_floor": ("bench.floor.wsgi", ["order_confirmation", "cancel_update"]),
     "minimal_floor": ("bench.floor.minimal.wsgi", ["order_confirmation", "cancel_update"]),
     "plain_floor": ("bench.floor.plain", ["order_confirmation", "cancel_update"]),
+    # issue 56: the project again, its bench brand priced by a commission plan of 50 rules (docs/plans.md);
+    # its order confirmations cost at most 5 % more than the project's with the default plan.
+    "project_plan50": ("config.wsgi", ["order_confirmation"]),
 }
+PLAN_RULES = 50
 DEFAULT_REQUESTS = {
     "baseline": 300,
     "order_confirmation": 300,
@@ -140,6 +144,8 @@ def worker(args) -> None:
     module, scenarios = TARGETS[args.worker]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     application = importlib.import_module(module).application
+    if args.worker == "project_plan50":
+        _bench_plan(rules=PLAN_RULES)
     world = traffic.World.read()
     cancel_from = args.cancel_from
     plan = []
@@ -191,7 +197,34 @@ def worker(args) -> None:
                 if after[key] != before.get(key, 0)
             },
         }
+    if args.worker == "project_plan50":
+        _bench_plan(rules=0)
     print("COST_JSON " + json.dumps({"scenarios": report, "cancel_to": cancel_from}), flush=True)
+
+
+def _bench_plan(*, rules: int) -> None:
+    """The bench brand's plan of `rules` rules in front of its 10 %; 0 removes the bench's versions again."""
+    from attribution.plans import versions
+    from brands.models import Brand, PlanVersion
+
+    brand = Brand.objects.get(name="Bench brand")
+    PlanVersion.objects.filter(brand=brand, created_by__in=("bench", "rates")).delete()  # the bench's own
+    if rules:
+        document = {
+            "currency": "USD",
+            "default": {"percent": "10"},
+            # Half line rules on SKUs, half order-level rules no bench order meets: every order is judged
+            # against all of them before the default takes it.
+            "rules": [
+                {"name": f"Rule {n}", "when": {"skus": [f"BENCH-SKU-{n}"]}, "percent": "12"}
+                if n % 2
+                else {"name": f"Rule {n}", "when": {"order_amount_at_least": "1000000"}, "percent": "12"}
+                for n in range(rules)
+            ],
+            "effective_from": "2000-01-01T00:00:00Z",
+        }
+        versions.save(brand=brand, document=document, at=datetime.now(UTC), created_by="bench")
+    Brand.objects.get(pk=brand.pk).save()  # forgets the brand's cached resolution (brands.signals)
 
 
 # --- the driver ---------------------------------------------------------------------------------
@@ -269,6 +302,9 @@ def ratios(cost: dict) -> dict:
         # A signed platform delivery against an order confirmation of the project itself: at most 1.5.
         "platform_delivery_to_order": project["platform_delivery"]["per_request"]
         / project["order_confirmation"]["per_request"],
+        # A plan of 50 rules against the default plan (issue 56): at most 1.05.
+        "plan50_to_default": cost["project_plan50"]["order_confirmation"]["per_request"]
+        / project["order_confirmation"]["per_request"],
     }
 
 
@@ -289,6 +325,10 @@ def print_cost(cost: dict) -> None:
     delivery, order = (cost["project"][s]["per_request"] for s in ("platform_delivery", "order_confirmation"))
     print(
         f"{'platform_delivery':<20} {delivery:>11,.0f}   ({delivery / order:.2f} × an order confirmation; target ≤ 1.5)"
+    )
+    plan50 = cost["project_plan50"]["order_confirmation"]["per_request"]
+    print(
+        f"{'plan of 50 rules':<20} {plan50:>11,.0f}   ({plan50 / order:.3f} × the default plan; target ≤ 1.05)"
     )
     print("\noutcomes and rows written per request (an insert failing on a unique key counts)")
     for scenario in DEFAULT_REQUESTS:
@@ -332,13 +372,16 @@ def main() -> None:
     cancels = len(TARGETS) * (args.warmup + args.requests["cancel_update"])
     world = prepare_world(env, cancels=cancels)
     started = time.monotonic()
-    targets = ("project",) if args.project_only else ()
+    targets = ("project", "project_plan50") if args.project_only else ()
     cost, _ = measure(
         env, run=world["run"], cancel_from=0, requests=args.requests, warmup=args.warmup, targets=targets
     )
     if args.project_only:
         for scenario in DEFAULT_REQUESTS:
             print(f"{scenario:<20} {cost['project'][scenario]['per_request']:>11,.0f}")
+        plan50 = cost["project_plan50"]["order_confirmation"]["per_request"]
+        default = cost["project"]["order_confirmation"]["per_request"]
+        print(f"{'plan of 50 rules':<20} {plan50:>11,.0f}   ({plan50 / default:.3f} × the default plan)")
         return
     print_cost(cost)
     document = {

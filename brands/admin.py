@@ -364,3 +364,6 @@ class UserSettingsAdmin(admin.ModelAdmin):
     list_select_related = ["user"]
     search_fields = ["user__username", "time_zone"]
     raw_id_fields = ["user"]
+
+
+from . import admin_plans  # noqa: E402, F401  (commission plan versions: read-only)

@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef
 
 from .hosts import normalize_host, registrable_domain
-from .models import Brand, PlatformConnection, ProductCollections, Property, connection_of_shop
+from .models import Brand, PlanVersion, PlatformConnection, ProductCollections, Property, connection_of_shop
 
 
 @dataclass(frozen=True)
@@ -41,13 +41,24 @@ class BrandInfo:
     # Its platforms' sync keeps its products' collections (brands.models.ProductCollections): only then does
     # a platform's order read them, in one query (attribution.platforms.record).
     keeps_collections: bool = False
+    # Its commission plan's versions, newest first: (version, effective_from). Empty: the brand has stored
+    # none, and its rates above are its version 1. The documents are read once per process and version
+    # (attribution.plans.cache), not carried here: every order reads this entry.
+    plans: tuple = ()
 
     @classmethod
     def of(
-        cls, brand: Brand, *, connected: bool = False, connections=None, keeps_collections: bool = False
+        cls,
+        brand: Brand,
+        *,
+        connected: bool = False,
+        connections=None,
+        keeps_collections: bool = False,
+        plans=(),
     ) -> "BrandInfo":
         """`connected`: the brand has an enabled platform connection, which hands its orders off too;
-        `connections`: those connections, when read (the shop's currency is the reporting default)."""
+        `connections`: those connections, when read (the shop's currency is the reporting default);
+        `plans`: its plan versions, newest first."""
         return cls(
             id=brand.id,
             name=brand.name,
@@ -58,7 +69,16 @@ class BrandInfo:
             storefront_handles_orders=brand.storefront_handles_orders or connected,
             reporting_currency=brand.reporting_currency_now(connections or ()),
             keeps_collections=keeps_collections,
+            plans=tuple(plans),
         )
+
+    def plan_at(self, at) -> tuple[int, bool]:
+        """The version of its plan in effect at `at`, and whether it is stored; (1, False) when it stored none
+        (its rates are version 1)."""
+        for version, effective_from in self.plans:
+            if effective_from <= at:
+                return version, True
+        return 1, False
 
     def rate_for(self, *, is_returning_customer: bool) -> Decimal:
         if is_returning_customer and self.returning_commission_rate_percent is not None:
@@ -82,7 +102,7 @@ class Resolution:
 
 
 def _cache_key(domain: str) -> str:
-    return f"resolution:v3:{domain}"  # v3: BrandInfo.keeps_collections
+    return f"resolution:v4:{domain}"  # v4: BrandInfo.keeps_collections and plans
 
 
 def _load(domain: str) -> dict:
@@ -104,6 +124,14 @@ def _load(domain: str) -> dict:
             brand_id__in=asked, is_enabled=True, approved_at__isnull=False
         ).order_by("id"):
             shops.setdefault(connection.brand_id, []).append(connection)
+    plans: dict[int, list] = {}
+    # plan_version_brand_version_unique: the brands' versions, newest first (a few per brand).
+    for brand_id, version, effective_from in (
+        PlanVersion.objects.filter(brand_id__in={p.brand_id for p in props})
+        .order_by("brand_id", "-version")
+        .values_list("brand_id", "version", "effective_from")
+    ):
+        plans.setdefault(brand_id, []).append((version, effective_from))
     for prop in props:
         hosts[prop.host] = (prop.brand_id, prop.id)
         brands[prop.brand_id] = BrandInfo.of(
@@ -111,6 +139,7 @@ def _load(domain: str) -> dict:
             connected=prop.connected,
             connections=shops.get(prop.brand_id, ()),
             keeps_collections=prop.keeps_collections,
+            plans=plans.get(prop.brand_id, ()),
         )
     return {"hosts": hosts, "brands": brands}
 

@@ -3,7 +3,7 @@
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from .models import Brand, PlatformConnection, Property
+from .models import Brand, PlanVersion, PlatformConnection, Property
 from .resolution import forget_connections, forget_domain
 
 
@@ -39,4 +39,10 @@ def _forget_brand(sender, instance, **kwargs):
 @receiver(post_delete, sender=PlatformConnection)
 def _forget_connected_brand(sender, instance, **kwargs):
     # An enabled connection hands the brand's orders off: its resolution says so (brands.resolution).
+    _forget_brand(sender, Brand(pk=instance.brand_id))
+
+
+@receiver(post_save, sender=PlanVersion)
+def _forget_planned_brand(sender, instance, **kwargs):
+    # The brand's resolution carries its plan's versions (brands.resolution.BrandInfo.plans).
     _forget_brand(sender, Brand(pk=instance.brand_id))

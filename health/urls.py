@@ -10,6 +10,7 @@ from health.pages.creators import views as creators
 from health.pages.events import views as events
 from health.pages.order import views as order
 from health.pages.overview import views as overview
+from health.pages.plans import views as plans
 from health.pages.portfolio import views as portfolio
 from health.pages.reconcile import views as reconcile
 from health.pages.review import views as review
@@ -56,6 +57,8 @@ urlpatterns = [
     path("reconcile/<int:pk>/apply/", reconcile.apply, name="reconciliation_apply"),
     path("reconcile/<int:pk>/differences.csv", reconcile.differences_csv, name="reconciliation_export"),
     # Review holds: the held commissions and the decisions on them, the brand's review settings.
+    # The brand's commission plan: rules, versions, a change with its preview, a simulated order (issue 56).
+    path("plan/", plans.plan_page, name="plan"),
     path("review/", review.review, name="review"),
     path("review/decide/", review.decide, name="review_decide"),
     path("review/settings/", review.review_settings, name="review_settings"),

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from attribution.fx import lookup as fx_lookup
 from attribution.fx.lookup import forget as forget_rates
+from attribution.plans.cache import forget as forget_plans
 from attribution.review.settings_copy import forget as forget_reviews
 from brands.resolution import forget_all_locally
 from health.pages import concurrent_reads
@@ -80,11 +81,13 @@ def _fast_and_clean(settings):
     forget_all_locally()
     forget_reviews()
     forget_rates()
+    forget_plans()
     yield
     cache.clear()
     forget_all_locally()
     forget_reviews()
     forget_rates()
+    forget_plans()
 
 
 STORED_NEWEST_RATE_DAY = fx_lookup.newest_day

@@ -11,6 +11,7 @@ from config.lib.csvfiles import safe_cell, stream
 from ..fx.arithmetic import at_rate
 from ..models import Adjustment, Commission, Statement
 from ..money import in_minor_units
+from ..plans.shown import rule_names
 from .statements import statement_adjustments, statement_commissions
 
 CSV_HEADER = [
@@ -20,6 +21,10 @@ CSV_HEADER = [
     "creator",
     "currency",
     "amount",
+    # issue 56: the plan version that priced the commission and the rules that took its lines, "; "-joined
+    # (docs/plans.md): a spreadsheet groups the statement by rule with them.
+    "plan_version",
+    "rules",
     # The row in the brand's reporting currency, at its commission's locked rate (docs/currencies.md): empty,
     # with the reason, when it had no rate.
     "reporting_currency",
@@ -77,6 +82,8 @@ def _csv_row(
         safe_cell(commission.creator.name),
         commission.currency,
         amount,
+        commission.plan_version,
+        safe_cell("; ".join(rule_names(commission))),
         commission.reporting_currency,
         at_rate(amount, Decimal(commission.fx_rate), commission.reporting_currency) if converted else "",
         commission.fx_rate,

@@ -17,6 +17,7 @@ from django.db.models import Q, QuerySet
 from brands.models import Brand
 
 from ..models import Adjustment, Commission, CommissionStateChange, Statement
+from ..plans import tiers
 
 LOCK_BATCH_SIZE = 500
 State = Commission.State
@@ -169,6 +170,8 @@ def pay_statement(*, statement_id: int, at: datetime, user=None) -> Payment:
         )
         for commission in commissions:
             commission.move_to(State.PAID, at=at, cause=CommissionStateChange.Cause.PAYMENT)
+        # issue 56: a retroactive tier reached this month pays the earlier orders' difference on it.
+        tiers.settle(statement, at=at)
         statement.state, statement.paid_at, statement.paid_by = Statement.State.PAID, at, user
         statement.save(update_fields=["state", "paid_at", "paid_by"])
     return Payment(statement, len(commissions))

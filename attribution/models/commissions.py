@@ -94,6 +94,11 @@ class Commission(models.Model):
     fx_rate_date = models.DateField(null=True, blank=True)
     fx_source = models.CharField(max_length=16, blank=True, default="", db_default="")
     fx_reason = models.CharField(max_length=200, blank=True, default="", db_default="")
+    # issue 56: the version of its brand's commission plan that priced it (brands.PlanVersion, by brand and
+    # number), and how: base, each line's rule, limits (attribution.plans.engine). A commission made before
+    # plans has no calculation stored: it is its version 1's, computed on read (attribution.plans.shown).
+    plan_version = models.PositiveIntegerField(default=1, db_default=1)
+    calculation = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -233,11 +238,14 @@ class Commission(models.Model):
             if leaves_hold:
                 self.holds.filter(decision="").update(decided_at=at, request_id=request_id, **resolution)
 
-    def change_amount(self, order_amount, amount, *, at, request_id: str = "", alongside=()) -> None:
+    def change_amount(
+        self, order_amount, amount, *, at, request_id: str = "", alongside=(), priced=None, plan_cause=None
+    ) -> None:
         """The one way a commission's amounts change: write the new order total and commission with their
         AmountChange history row, and the `alongside` rows, all or nothing, while the row still holds the
         state, amounts and last change time this instance was read with (else StateChanged, nothing
-        written)."""
+        written). `priced` (attribution.plans.engine.Priced): its new calculation and rate, kept with it;
+        `plan_cause`: the plan version whose `apply_to: unpaid` re-priced it, kept in the history row."""
         history = Row(
             AmountChange,
             {
@@ -249,6 +257,7 @@ class Commission(models.Model):
                 "new_amount": amount,
                 "changed_at": at,
                 "request_id": request_id,
+                "plan_version": plan_cause,
             },
         )
         read = {
@@ -260,6 +269,10 @@ class Commission(models.Model):
         }
         self.order_amount, self.amount, self.updated_at = order_amount, amount, at
         changed = ["order_amount", "amount", "updated_at"]
+        if priced is not None:
+            self.calculation, self.rate_percent = priced.calculation, priced.rate_percent
+            self.plan_version = priced.calculation["plan_version"]
+            changed += ["calculation", "rate_percent", "plan_version"]
         if self.fx_rate:  # converted at the rate locked when it was created (docs/currencies.md)
             self.reporting_amount = at_rate(amount, Decimal(self.fx_rate), self.reporting_currency)
             changed.append("reporting_amount")
@@ -343,6 +356,8 @@ class AmountChange(models.Model):
     changed_at = models.DateTimeField(default=timezone.now)
     # Joins the outcome log entry (health.OutcomeEvent.request_id) of the update request.
     request_id = models.CharField(max_length=36, blank=True, default="")
+    # issue 56: the plan version whose `apply_to: unpaid` made this change; null for an update request.
+    plan_version = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["changed_at", "id"]

@@ -54,11 +54,14 @@ class Statement(models.Model):
 
 class Adjustment(models.Model):
     """A change to a commission after it was paid: a clawback (negative) or a top-up (positive),
-    billed on the statement it is carried to (the open one of the month it happened in)."""
+    billed on the statement it is carried to (the open one of the month it happened in); or a retroactive
+    tier's difference for a creator's month, on that month's statement when it is paid."""
 
     class Reason(models.TextChoices):
         CANCEL = "cancel", "Cancelled after payment"
         UPDATE = "update", "Amount updated after payment"
+        # issue 56: a retroactive tier's difference on the month's earlier orders (attribution.plans.tiers).
+        TIER = "tier", "Retroactive tier reached"
 
     brand = models.ForeignKey(Brand, on_delete=models.CASCADE, related_name="+")
     commission = models.ForeignKey(
@@ -79,12 +82,12 @@ class Adjustment(models.Model):
         constraints = [
             models.CheckConstraint(name="adjustment_not_zero", condition=~models.Q(amount=0)),
             models.CheckConstraint(
-                name="adjustment_reason_valid", condition=models.Q(reason__in=["cancel", "update"])
+                name="adjustment_reason_valid", condition=models.Q(reason__in=["cancel", "update", "tier"])
             ),
             # A cancel only ever takes money back.
             models.CheckConstraint(
                 name="adjustment_cancel_claws_back",
-                condition=models.Q(reason="update") | models.Q(amount__lt=0),
+                condition=models.Q(reason__in=["update", "tier"]) | models.Q(amount__lt=0),
             ),
         ]
         indexes = [

@@ -13,8 +13,8 @@ from brands.resolution import BrandInfo, Resolution
 
 from ..fx import conversion
 from ..models import Attribution, Click
-from ..money import commission_amount
 from ..outcomes import Outcome, say
+from ..plans.store import price_order
 from ..review import holds as review_holds
 from ..review.runner import review_decision
 from . import trace as why
@@ -181,8 +181,14 @@ def rows_to_store(
     }
     commission = None
     if decision.outcome == Outcome.TRACKED:
-        rate = brand.rate_for(is_returning_customer=fields.is_returning_customer)
-        amount = commission_amount(fields.amount, rate, fields.currency)
+        # issue 56: the brand's plan in effect when the order was placed prices it, line by line when it
+        # names lines; the calculation is kept with the commission (attribution.plans).
+        priced = price_order(
+            brand=brand, fields=fields, creator_id=decision.creator_id, at=ordered_at or received_at
+        )
+        rate, amount = priced.rate_percent, priced.amount
+        if priced.calculation["plan_version"] != 1:  # a plan of the brand's own: the trace names its rules
+            order["trace"] = [*decision.trace, why.plan_priced(priced.calculation)]
         converted = conversion.convert(
             amount, fields.currency, to=brand.reporting_currency, ordered_at=ordered_at or received_at
         )
@@ -194,6 +200,8 @@ def rows_to_store(
             "currency": fields.currency,
             "rate_percent": rate,
             "amount": amount,
+            "plan_version": priced.calculation["plan_version"],
+            "calculation": priced.calculation,
             "created_at": received_at,
             "updated_at": received_at,
             # The order's, kept on the commission for the Creators page (attribution.models.Commission).

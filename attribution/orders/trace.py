@@ -27,6 +27,9 @@ class Signal(StrEnum):
     # Nor this: the order's lines were sent but could not be read; the order was judged on its amount alone
     # (attribution.orders.lines; issue 56).
     LINES = "lines"
+    # Nor this: the commission plan's rules that priced the commission (issue 56, docs/plans.md; result:
+    # priced), noted for a brand whose plan has a version beyond its rates.
+    PLAN = "plan"
 
 
 class StepResult(StrEnum):
@@ -49,6 +52,8 @@ class StepResult(StrEnum):
     RECOVERED = "recovered"
     # the order's lines
     IGNORED = "ignored"
+    # the commission plan
+    PRICED = "priced"
 
 
 # What each signal can answer, in the docs' order (docs/api.md, "The decision's trace").
@@ -71,6 +76,7 @@ RESULTS = {
     Signal.JOIN: (StepResult.JOINED,),
     Signal.SYNC: (StepResult.RECOVERED,),
     Signal.LINES: (StepResult.IGNORED,),
+    Signal.PLAN: (StepResult.PRICED,),
 }
 
 SIGNAL_LABELS = {
@@ -81,6 +87,7 @@ SIGNAL_LABELS = {
     Signal.REVIEW: "Review rule: commission held",
     Signal.SYNC: "Recovered by the platform's sync",
     Signal.LINES: "The order's lines",
+    Signal.PLAN: "Commission plan",
 }
 
 
@@ -200,6 +207,20 @@ def lines_ignored(problem: str) -> dict:
     )
 
 
+def plan_priced(calculation: dict) -> dict:
+    """The commission plan's rules that priced the commission: each line's rule, and the total."""
+    lines = calculation["lines"]
+    taken = "; ".join(
+        f"{line.get('sku') or line.get('product_id') or line.get('item') or 'line'} by {line['rule']}"
+        for line in lines
+    )
+    return step(
+        Signal.PLAN,
+        StepResult.PRICED,
+        f"plan version {calculation['plan_version']}: {taken}; {calculation['total']} {calculation['currency']}",
+    )
+
+
 def winning_index(trace: list[dict]) -> int | None:
     """The step that attributed the order, when one did."""
     for index, entry in enumerate(trace):
@@ -221,6 +242,7 @@ RESULT_LABELS = {
     StepResult.NOT_KNOWN: "shopper not known",
     StepResult.JOINED: "one order, two paths",
     StepResult.IGNORED: "ignored: judged on the order's amount",
+    StepResult.PRICED: "priced by its rules",
     # A review step's result is its rule (attribution.models.Rule; docs/review.md).
     "self_referral": "held: the shopper is the creator",
     "disposable_email": "held: throwaway email address",

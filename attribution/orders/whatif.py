@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from ..money import commission_amount
 from ..outcomes import Outcome
 from ..parsing import loads_strict
+from ..plans.store import price_order
 from .confirmation import read_confirmation
 from .decision import decide
 from .incoming import IncomingOrder
@@ -66,6 +66,7 @@ class Estimate:
     commission: Decimal | None
     currency: str
     creator_id: int | None
+    rules: tuple[str, ...] = ()  # issue 56: the plan's rule that would take each line (attribution.plans)
 
 
 def would_earn(order: IncomingOrder, *, at: datetime, lookups: Lookups | None = None) -> Estimate | None:
@@ -75,8 +76,8 @@ def would_earn(order: IncomingOrder, *, at: datetime, lookups: Lookups | None = 
     if decision is None:
         return None
     fields = order
-    amount = None
+    amount, rules = None, ()
     if decision.outcome == Outcome.TRACKED:
-        rate = order.brand.rate_for(is_returning_customer=fields.is_returning_customer)
-        amount = commission_amount(fields.amount, rate, fields.currency)
-    return Estimate(str(decision.outcome), amount, fields.currency, decision.creator_id)
+        priced = price_order(brand=order.brand, fields=fields, creator_id=decision.creator_id, at=at)
+        amount, rules = priced.amount, priced.rules
+    return Estimate(str(decision.outcome), amount, fields.currency, decision.creator_id, rules)

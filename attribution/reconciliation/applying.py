@@ -31,10 +31,11 @@ from attribution.models import (
     Order,
     Reconciliation,
 )
-from attribution.money import commission_amount, order_total
+from attribution.money import order_total
 from attribution.orders.confirmation import confirm
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import Endpoint
+from attribution.plans.repricing import reprice
 from config.lib.sql import Row
 from health.log.models import OutcomeEvent
 from health.log.writer import Receipt, row_values
@@ -252,12 +253,15 @@ class _Batch:
                 Outcome.TRACKED,
                 say("reconciliation.updated", order_id=row.order_id, total=total, currency=row.currency),
             )
+            # issue 56: re-priced with its own plan version, as an amount update (attribution.plans.repricing).
+            priced = reprice(commission, order_amount=row.amount)
             commission.change_amount(
                 row.amount,
-                commission_amount(row.amount, commission.rate_percent, commission.currency),
+                priced.amount,
                 at=at,
                 request_id=self.request_id,
                 alongside=self._outcome_row(row, result),
+                priced=priced,
             )
             self._note(row, Change.UPDATED, result.text)
         except Commission.StateChanged:

@@ -194,6 +194,7 @@ class Judge:
             row.detail = say("matching.amount_differs_none_live", here=here, book=book)
             return
         row.status = Status.AMOUNT_MISMATCH
+        # An estimate at the commission's effective rate (its plan's lines are re-priced when it is applied).
         row.commission = commission_amount(row.amount, found["rate"], currency) - found["commission_amount"]
         row.detail = say(
             "matching.amount_differs",

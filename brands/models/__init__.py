@@ -1,5 +1,5 @@
 """Brands and what account managers register for them: properties, developer keys, creators,
-discount codes, known shoppers, storefront-platform connections, their products' collections (catalog) (and their platforms' privacy requests) and the users who may read a brand's
+discount codes, known shoppers, commission plan versions, storefront-platform connections, their products' collections (catalog) (and their platforms' privacy requests) and the users who may read a brand's
 health pages, with each user's own settings (the time zone pages show times in). One module per concept;
 this package lists them all, so `from brands.models import Brand` reads as before.
 
@@ -14,6 +14,7 @@ from .catalog import ProductCollections
 from .creators import Creator, DiscountCode, KnownShopper
 from .developer_keys import DeveloperKey, DeveloperKeyManager
 from .key_handovers import KeyHandover
+from .plans import PlanVersion
 from .platform_connections import PlatformConnection, connection_of_shop
 from .privacy_requests import PlatformPrivacyRequest
 from .properties import Property
@@ -29,6 +30,7 @@ __all__ = [
     "DiscountCode",
     "KeyHandover",
     "KnownShopper",
+    "PlanVersion",
     "PlatformConnection",
     "PlatformPrivacyRequest",
     "ProductCollections",

@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime
 from decimal import Decimal
+from unittest.mock import ANY
 
 import pytest
 
@@ -66,6 +67,9 @@ def test_it_answers_the_keys_own_order_in_the_d14_shape(client, alice, updated_c
             "amount": "4.99",
             "currency": "USD",
             "rate_percent": "10.00",
+            # Made before plans: its version 1's calculation, computed on read (docs/plans.md).
+            "plan_version": 1,
+            "calculation": ANY,  # tests/attribution/plans/test_calculation_read.py
             "order_amount": "49.9",
             "created_at": "2026-05-01T12:00:00+00:00",
             "cancelled_at": None,

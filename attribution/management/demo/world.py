@@ -27,6 +27,7 @@ from brands.models import (
 from brands.resolution import resolve_host
 from brands.sealing import UnreadableSecret
 
+from . import plan as demo_plan
 from .example_orders import keep_examples_true
 from .fx import keep_fx_orders
 from .keys import demo_key, revoked_demo_key
@@ -94,6 +95,10 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
     links = {"valid": _creator_link(main, ana, primary, discount_code=codes["registered"])}
     keep_shop_codes(other, olga)  # the codes of Globex Demo's shop's orders in the stand-in
     keep_demo_rates(today=now.date())  # before any conversion: rates of the demo's own days, marked "demo"
+    # issue 56: the main brand's second creator and its commission plan (attribution.management.demo.plan)
+    main_creators = demo_plan.creators(
+        main, primary, registered=ana, registered_code=codes["registered"], registered_link=links["valid"]
+    )
     keep_examples_true(main, now=now)  # the OpenAPI examples' orders (attribution.contract.examples)
     fx = keep_fx_orders(main, now=now)  # orders in EUR and GBP, converted into its reporting currency
     fx["paid_statement"] = keep_paid_statement(main, now=now)  # last month's, closed, in three currencies
@@ -156,6 +161,7 @@ def build(*, now, printed_before: dict[str, str] | None = None) -> dict:
         "users": users,
         "links": links,
         "fx": fx,
+        "creators": main_creators,
     }
 
 

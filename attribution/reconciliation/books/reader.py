@@ -130,13 +130,13 @@ class Book:
                     self._line_item(current, row, start)
                     continue
                 if current is not None:
-                    yield _with_lines(current)
+                    yield _with_lines(current, self.columns)
                 current = self._order(row, start)
                 self._line_item(current, row, start)
         except csv.Error as exc:
             raise BookError(say("book.not_csv", line=line + 1, problem=exc)) from None
         if current is not None:
-            yield _with_lines(current)
+            yield _with_lines(current, self.columns)
 
     def _line_item(self, order: BookOrder, row: list[str], line: int) -> None:
         """Shopify: the row's line item (its price a unit's, its discount the line's), in the file's number
@@ -236,7 +236,15 @@ def _amount_of_line(text: str, decimal_mark: str, where: str):
         raise LineProblem(f"{where} {exc}") from None
 
 
-def _with_lines(order: BookOrder) -> BookOrder:
+def _with_lines(order: BookOrder, columns: Columns) -> BookOrder:
+    """The order's lines, when they can be trusted: a Shopify export's line items add up to its Subtotal (each
+    line's price times quantity, less the line's discount). Rows cut from the file, or edited, would price only
+    part of the order: its lines are then ignored, saying why, and the order is priced on its amount."""
+    if not order.lines_problem and order.line_items and order.amount is not None:
+        if columns.amount_name.lower() == "subtotal":
+            added = sum((line.gross - line.discount for line in order.line_items), ZERO)
+            if abs(added - order.amount) > Decimal("0.01") * len(order.line_items):
+                order.lines_problem = f"its line items add up to {added}, not its Subtotal {order.amount}"
     if order.lines_problem:
         order.lines = OrderLines(ignored=order.lines_problem)
     elif order.line_items:

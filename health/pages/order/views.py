@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 from attribution.orders.trace import readable
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT, SYNC_ENDPOINT
 from attribution.outcomes.endpoints import label as endpoint_label
+from attribution.plans.shown import calculation as plan_calculation
 from config.db.router import primary, reads_replica
 from health.pages.access import brand_page
 from health.pages.order import queries as order_queries
@@ -54,6 +55,8 @@ def _order(request, chosen, order_id: str, is_test: bool, page=None):
         row["label"] = info.label if info else ""
         row["endpoint_label"] = endpoint_label(row["endpoint"])
     context = {**chosen.context, "page": page, "is_test": is_test}
+    if page.commission is not None:
+        context["calculation"] = plan_calculation(page.commission)  # issue 56: docs/plans.md
     if page.order is not None:
         context["paths"] = paths_of(page.order, page.events)
         context["trace"] = readable(page.order.trace)

@@ -61,6 +61,10 @@ def test_the_document_has_every_key_of_the_spec(world):
             "orders": "list",
             "paid_statement": {"id": "int", "month": "str"},
         },
+        "creators": {
+            name: {"id": "int", "name": "str", "code": "str", "link": "str"}
+            for name in ("registered", "second")
+        },
     }
 
 
@@ -95,7 +99,14 @@ def test_a_second_run_without_the_first_document_reuses_the_world_and_reissues_o
         model.objects.count() for model in (Brand, Property, Creator, Click, DiscountCode, KnownShopper)
     ] == counts
     assert (get_user_model().objects.count(), BrandMembership.objects.count()) == users
-    assert counts == [3, 4, 4, 6, 6, 1]  # Globex Demo's shop's two codes among the discount codes
+    assert counts == [
+        3,
+        4,
+        5,
+        6,
+        7,
+        1,
+    ]  # Globex Demo's shop's two codes; the main brand's second creator and her code
     for section in ("clicks", "codes", "shoppers", "commission", "users"):
         assert second[section] == first[section]
     for name in ("main", "other", "handoff"):

@@ -1,0 +1,72 @@
+"""Pricing a stored commission again (docs/plans.md, "Versions and re-pricing"): an amount update re-prices
+with the commission's own plan version, each line keeping its share of the order (so a line's rule still
+takes it, a flat amount per unit stays); a new version with `apply_to: unpaid` re-prices pending and held
+commissions with that version. A commission made before plans is one line of its whole amount at its rate."""
+
+from decimal import Decimal
+
+from brands.models import PlanVersion
+
+from .cache import kept_versions
+from .document import Plan, parse, rates_document
+from .engine import Priced, kept_order, price
+from .shown import calculation as shown_calculation
+from .store import month_so_far, plan_rate
+
+_RATES = object()  # version 1 of a brand that stored none: the commission's own rate
+
+
+def plan_of_commission(commission) -> Plan:
+    """The plan version that priced `commission`: its brand's stored version, else (version 1 of a brand
+    that stored none) the commission's own rate."""
+    key = (commission.brand_id, commission.plan_version)
+    plan = kept_versions.get(key) if commission.calculation else _RATES  # made before plans: its rate
+    if plan is None:
+        document = (
+            PlanVersion.objects.filter(brand_id=commission.brand_id, version=commission.plan_version)
+            .values_list("document", flat=True)
+            .first()
+        )
+        plan = kept_versions[key] = parse(document) if document is not None else _RATES
+    if plan is _RATES:
+        return parse(rates_document(commission.rate_percent, None, currency=commission.currency))
+    return plan
+
+
+def reprice(
+    commission, *, order_amount: Decimal | None = None, plan: Plan | None = None, version=None
+) -> Priced:
+    """`commission` priced again: at `order_amount` (its lines scaled to it) with its own version, or with
+    `plan` (number `version`) at its own amount."""
+    kept = shown_calculation(commission)
+    if not commission.calculation:  # made before plans: its rate was the whole plan
+        kept = {**kept, "order": {"amount": str(commission.order_amount)}}
+    old = commission.order_amount
+    new = old if order_amount is None else order_amount
+    scale = new / old if old else Decimal(1)
+    amount, returning, lines = kept_order(kept, scale=scale)
+    if not old:
+        amount, lines = new, None
+    if plan is None:
+        plan, version = plan_of_commission(commission), commission.plan_version
+    month = None
+    if plan.needs_month:
+        month = month_so_far(
+            brand_id=commission.brand_id,
+            creator_id=commission.creator_id,
+            is_test=commission.is_test,
+            currency=commission.currency,
+            at=commission.created_at,
+            exclude=commission.pk,
+        )
+    return price(
+        plan,
+        version=version,
+        amount=new if order_amount is not None else amount,
+        currency=commission.currency,
+        is_returning_customer=commission.is_returning_customer or returning,
+        lines=lines,
+        creator_id=commission.creator_id,
+        month=month,
+        fx=plan_rate(plan, commission.currency, commission.created_at),
+    )
