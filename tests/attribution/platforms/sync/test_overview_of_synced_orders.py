@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Order
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 from tests.factories import DiscountCodeFactory, MembershipFactory, UserFactory
 
 from .conftest import at, shopify_order
