@@ -249,8 +249,8 @@ class Notification(models.Model):
 
 class Delivery(models.Model):
     """A notification delivery: a notification on its way to one target, the brand's users by email (no
-    channel) or one webhook channel, made by notification attempts (health.alerts.notify.notifications). Not a storefront
-    platform's delivery (attribution.models.PlatformDelivery)."""
+    channel) or one webhook channel, made by notification attempts (health.alerts.notify.notifications). Not
+    a storefront platform's delivery (attribution.models.PlatformDelivery)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -287,7 +287,8 @@ class Delivery(models.Model):
             ),
         ]
         indexes = [
-            # The worker's queue: pending deliveries by due time (health.alerts.notify.notifications.deliver_due).
+            # The worker's queue: pending deliveries by due time
+            # (health.alerts.notify.notifications.deliver_due).
             models.Index(
                 fields=["next_attempt_at"], name="delivery_due_idx", condition=models.Q(status="pending")
             ),

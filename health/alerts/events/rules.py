@@ -1,6 +1,6 @@
-"""The alert rules (docs/alerts.md): when each fires and when it clears, from facts read beforehand
-(health.alerts.events.facts); what an incident says is health.alerts.events.descriptions. Pure: no database, the clock is
-passed in.
+"""The brand rules over live events, the capture rule and the service-side rule (docs/alerts.md): when each
+fires and when it clears, from facts read beforehand (health.alerts.events.facts); what an incident says is
+health.alerts.events.descriptions. Pure: no database, the clock is passed in.
 
 Each rule fires and clears on conditions that cannot both hold, so an incident that resolves does not
 open again at the same evaluation; a spike clears at half its thresholds, so it does not flap around them.
@@ -56,8 +56,8 @@ class BrandFacts:
     """What the rules read about one brand at one moment (health.alerts.events.facts builds these)."""
 
     brand_id: int
-    # The last live order by any way in (health.alerts.events.facts), and that way's endpoint: the order confirmation
-    # (any outcome) or a platform's webhook (a delivery that brought an order).
+    # The last live order by any way in (health.alerts.events.facts), and that way's endpoint: the order
+    # confirmation (any outcome) or a platform's webhook (a delivery that brought an order).
     last_order_at: datetime | None = None
     last_order_via: str = ""
     # The last live order by each way in that brought one (endpoint -> time): a platform's webhook is watched

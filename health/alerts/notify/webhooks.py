@@ -1,5 +1,6 @@
 """The alert webhook sender: a notification attempt to one webhook channel, signed per Standard Webhooks (or
-in Slack's format for a Slack URL), posted through health.alerts.notify.outbound; and a channel's secret and format."""
+in Slack's format for a Slack URL), posted through health.alerts.notify.outbound; and a channel's secret and
+format."""
 
 import json
 import secrets

@@ -1,7 +1,7 @@
 """The review alerts (docs/alerts.md, "Review"): held commissions waiting past the brand's review time, a
 discount code whose share of orders without a click from its creator jumped above its own normal, and a
-creator whose orders are cancelled or refunded far more often than the brand's. Pure, as health.alerts.events.rules:
-the facts are read beforehand (health.alerts.review.facts), the clock is passed in.
+creator whose orders are cancelled or refunded far more often than the brand's. Pure, as
+health.alerts.events.rules: the facts are read beforehand (health.alerts.review.facts), the clock is passed in.
 
 The thresholds of a leak and of a refund outlier are the brand's review settings, the ones its holds are
 judged by (attribution.review), and the facts carry that judgement: an alert never disagrees with a hold.
