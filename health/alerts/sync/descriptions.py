@@ -7,7 +7,6 @@ from health.alerts.findings import Description
 from health.alerts.models import Incident
 
 Rule = Incident.Rule
-Rule = Incident.Rule
 
 # The sync's incidents: opened and resolved by the shops' sync (health.alerts.sync.incidents), never by the
 # alert evaluation.
