@@ -110,11 +110,11 @@ def brand_user_client(brand):
 
 
 def alert_facts(brand):
-    """The alert rules' facts of one brand, as every evaluation reads them (health.alerts.facts)."""
+    """The alert rules' facts of one brand, as every evaluation reads them (health.alerts.events.facts)."""
     from django.utils import timezone
 
     from brands.models import Brand
-    from health.alerts.facts import read_facts
+    from health.alerts.events.facts import read_facts
 
     return lambda: read_facts(Brand.objects.filter(pk=brand.pk), {}, now=timezone.now())
 

@@ -326,7 +326,7 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The address the service is reached at, for links in emails and webhooks (no request to build them from).
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 # Webhook channels are brands' own URLs: in production they may only reach public addresses over HTTPS
-# (health/alerts/outbound.py). True lets them reach this machine's loopback over plain HTTP, so a local
+# (health/alerts/notify/outbound.py). True lets them reach this machine's loopback over plain HTTP, so a local
 # receiver works in `make run`; private and link-local networks stay refused either way.
 WEBHOOKS_ALLOW_LOCAL = env.bool("WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)

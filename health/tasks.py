@@ -23,7 +23,8 @@ from attribution.platforms.sync import queued
 from attribution.reconciliation import applying
 from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
-from health.alerts import notifications, sync_incidents
+from health.alerts.notify import notifications
+from health.alerts.sync import incidents as sync_incidents
 from health.log.partitions import ensure_partitions
 from health.log.retention import prune
 from health.log.rollup import roll_up

@@ -37,7 +37,7 @@ class Click(models.Model):
         indexes = [
             # Admin and reports: a brand's clicks, newest first.
             models.Index(fields=["brand", "-clicked_at"], name="click_brand_time_idx"),
-            # The Creators page (health.pages.creators.queries.creator_table): a brand's clicks of a period
+            # The Creators page (health.pages.creators.list_queries.creator_table): a brand's clicks of a period
             # counted per creator, read from the index alone (tens of thousands of clicks a month).
             models.Index(
                 fields=["brand", "clicked_at"], include=["creator"], name="click_creator_period_idx"

@@ -154,7 +154,7 @@ class Commission(models.Model):
         ]
         indexes = [
             # A brand's commissions of a period, live and test apart: the Creators page and the portfolio
-            # (health.pages.creators.queries), the review figures (attribution.review.figures), the admin.
+            # (health.pages.creators.list_queries), the review figures (attribution.review.figures), the admin.
             # Commissions are written in time order, so a period's rows sit together in the table.
             models.Index(fields=["brand", "is_test", "created_at"], name="commission_brand_time_idx"),
             # lock_commissions: pending live commissions in id order (a small part of the table).

@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from config.lib.admin import ReadOnlyAdmin, admin_link
 from health.alerts.descriptions import describe
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
-from health.alerts.webhooks import new_secret
+from health.alerts.notify.webhooks import new_secret
 
 
 @admin.register(AlertRuleSet)

@@ -18,11 +18,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from brands.models import Brand
-from health.alerts import connection_rules, fx_rules, notifications, review_rules
-from health.alerts.facts import read_facts
-from health.alerts.models import AlertEvaluation, AlertRuleSet, Incident, Notification
-from health.alerts.review_facts import read_review_facts
-from health.alerts.rules import Finding, check_service, cleared, findings, is_enabled, service_cleared
+from health.alerts.connections import rules as connection_rules
+from health.alerts.events.facts import read_facts
+from health.alerts.events.rules import check_service, cleared, findings, is_enabled, service_cleared
+from health.alerts.fx import rules as fx_rules
+from health.alerts.incidents import open_incident, resolve
+from health.alerts.models import AlertEvaluation, AlertRuleSet, Incident
+from health.alerts.review import rules as review_rules
+from health.alerts.review.facts import read_review_facts
 from health.log.rollup import roll_up
 
 logger = logging.getLogger(__name__)
@@ -102,34 +105,6 @@ def evaluate(*, now: datetime | None = None, exclusive: bool = True) -> Evaluati
         if exclusive:
             _release(now, result, started)
     return result
-
-
-def open_incident(*, brand_id: int | None, finding: Finding, now: datetime, email: bool) -> Incident | None:
-    """Open an incident and queue its notification; None when another evaluation opened it first."""
-    try:
-        with transaction.atomic():
-            incident = Incident.objects.create(
-                brand_id=brand_id,
-                rule=finding.rule,
-                subject=finding.subject,
-                opened_at=now,
-                counts=finding.counts,
-            )
-            notifications.queue(incident, Notification.Kind.OPENED, now=now, email=email)
-    except IntegrityError:
-        return None
-    return incident
-
-
-def resolve(incident: Incident, *, now: datetime, email: bool) -> bool:
-    """Resolve an open incident and queue its notification; False when it was resolved meanwhile."""
-    at = max(now, incident.opened_at)
-    with transaction.atomic():
-        if Incident.objects.filter(pk=incident.pk, resolved_at__isnull=True).update(resolved_at=at) != 1:
-            return False
-        incident.resolved_at = at
-        notifications.queue(incident, Notification.Kind.RESOLVED, now=now, email=email)
-    return True
 
 
 def _take_lease(now: datetime) -> bool:

@@ -3,8 +3,8 @@
 from django import forms
 
 from health.alerts.models import AlertRuleSet, Channel
-from health.alerts.outbound import url_problem
-from health.alerts.webhooks import format_for
+from health.alerts.notify.outbound import url_problem
+from health.alerts.notify.webhooks import format_for
 
 AUTO = "auto"
 

@@ -121,9 +121,9 @@ class Incident(models.Model):
         CODE_LEAK = "code_leak", "Code leak suspected"
         REFUND_OUTLIER = "refund_outlier", "Refund rate above the brand's"
         FX_STALE = "fx_rates_stale", "Currency rates out of date"  # account managers', as service_side
-        # A shop's connection disconnected (uninstalled, revoked): health.alerts.connection_rules (issue 47).
+        # A shop's connection disconnected (uninstalled, revoked): health.alerts.connections.rules (issue 47).
         DISCONNECTED = "disconnected", "Shop disconnected: connect it again"
-        # Opened and resolved by the shops' sync (health.alerts.sync_incidents), one a connection (its id the
+        # Opened and resolved by the shops' sync (health.alerts.sync.incidents), one a connection (its id the
         # subject; a recovered day's is "<connection id>:<day>").
         SYNC_RECOVERED = "sync_recovered", "Orders only the sync brought"
         WEBHOOK_REMOVED = "webhook_removed", "Webhook subscription removed"
@@ -249,8 +249,8 @@ class Notification(models.Model):
 
 class Delivery(models.Model):
     """A notification delivery: a notification on its way to one target, the brand's users by email (no
-    channel) or one webhook channel, made by notification attempts (health.alerts.notifications). Not a storefront
-    platform's delivery (attribution.models.PlatformDelivery)."""
+    channel) or one webhook channel, made by notification attempts (health.alerts.notify.notifications). Not
+    a storefront platform's delivery (attribution.models.PlatformDelivery)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -287,7 +287,8 @@ class Delivery(models.Model):
             ),
         ]
         indexes = [
-            # The worker's queue: pending deliveries by due time (health.alerts.notifications.deliver_due).
+            # The worker's queue: pending deliveries by due time
+            # (health.alerts.notify.notifications.deliver_due).
             models.Index(
                 fields=["next_attempt_at"], name="delivery_due_idx", condition=models.Q(status="pending")
             ),

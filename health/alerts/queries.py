@@ -8,9 +8,9 @@ from django.db.models import Prefetch
 
 from brands.models import Brand
 from health.alerts.descriptions import describe
-from health.alerts.messages import recipients
+from health.alerts.findings import Description
 from health.alerts.models import AlertEvaluation, AlertRuleSet, Channel, Delivery, DeliveryAttempt, Incident
-from health.alerts.rules import Description
+from health.alerts.notify.messages import recipients
 
 RECENT_INCIDENTS = 30
 ATTEMPTS_SHOWN = 10

@@ -199,10 +199,10 @@ class HourlyOutcomeCount(models.Model):
         ]
         indexes = [
             # Retention: drop hours older than the rolling window across brands; alert evaluation: the
-            # live order confirmations of silent brands in the last 8 days (health.alerts.facts).
+            # live order confirmations of silent brands in the last 8 days (health.alerts.events.facts).
             models.Index(fields=["hour"], name="hourly_count_hour_idx"),
             # Alert evaluation: needs-your-action outcomes of every brand in the last 8 days, without
-            # reading the far more numerous tracked and direct-order rows (health.alerts.facts).
+            # reading the far more numerous tracked and direct-order rows (health.alerts.events.facts).
             models.Index(
                 fields=["outcome", "hour"], name="hourly_count_outcome_idx", condition=models.Q(is_test=False)
             ),

@@ -26,7 +26,7 @@ from health.log.rollup import roll_up
 
 PRUNE_BATCH_SIZE = 5000
 # The hourly counts serve the overview's rolling 24 hours and the alert rules, which compare the same
-# hours of the last 7 days (health.alerts.facts).
+# hours of the last 7 days (health.alerts.events.facts).
 HOURLY_KEEP = timedelta(days=9)
 # The counts of events of no brand over their address's limit, per host and hour: a month of who sends.
 UNRESOLVED_HOSTS_KEEP = timedelta(days=30)

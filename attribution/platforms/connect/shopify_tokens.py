@@ -8,7 +8,7 @@ Two runners refreshing one shop at once keep one working pair: a refresh locks t
 again, and does nothing when another runner renewed it meanwhile. A refresh whose answer is lost (a crash before
 the commit) is safe as well: Shopify keeps the refresh token used valid until its replacement is first used, so
 the pair still stored refreshes again. A refresh Shopify refuses disconnects the shop, and the incident says how
-to connect it again (health.alerts.connection_rules).
+to connect it again (health.alerts.connections.rules).
 """
 
 import logging

@@ -11,7 +11,7 @@ A shop's answers are untrusted input (docs/threat-model.md, "Round six"): no cal
 outbound client's `budget`), a page starts only when a whole call's deadline fits in what is left, a run reads at
 most SYNC_MAX_PAGES_PER_RUN pages and a shop's runs SYNC_MAX_PAGES_PER_DAY in 24 hours, a cursor or a page the
 platform gave before ends the run, and an answer that cannot be read fails it: each stops the run as failed with
-its reason, for its incident (health.alerts.sync_incidents), never a run left `running`.
+its reason, for its incident (health.alerts.sync.incidents), never a run left `running`.
 """
 
 import hashlib

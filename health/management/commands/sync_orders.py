@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from attribution.models import SyncRun
 from brands.models import PlatformConnection
-from health.alerts.sync_incidents import describe_synced, sync_and_report
+from health.alerts.sync.incidents import describe_synced, sync_and_report
 
 
 class Command(BaseCommand):

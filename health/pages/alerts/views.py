@@ -12,10 +12,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from attribution.review import settings_copy as review_settings
-from health.alerts import notifications, webhooks
 from health.alerts import queries as alert_queries
 from health.alerts.forms import ChannelForm, RuleSetForm
 from health.alerts.models import Channel, Delivery
+from health.alerts.notify import notifications, webhooks
 from health.pages.access import brand_page
 
 

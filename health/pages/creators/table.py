@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from attribution.money import in_minor_units, money
 from config.lib.csvfiles import safe_cell, stream
 from health.pages.creators.forms import LocalPeriod
-from health.pages.creators.queries import CreatorRow, CreatorTable
+from health.pages.creators.list_queries import CreatorRow, CreatorTable
 
 # The money figures, each shown once per currency.
 MONEY = [

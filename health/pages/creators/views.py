@@ -1,6 +1,6 @@
 """The Creators pages (docs/health.md, "Creators"): what each creator of a brand brings, costs and risks
 for a period, its CSV, and one creator's page. Every page goes through health.pages.access.brand_page;
-reads go through health.pages.creators.queries and creator_page_queries."""
+reads go through health.pages.creators.list_queries (the list) and creator_queries (one creator)."""
 
 from urllib.parse import urlencode
 
@@ -12,11 +12,11 @@ from django.views.decorators.http import require_safe
 
 from attribution.fx.sentences import rates_used
 from health.pages.access import brand_page
-from health.pages.creators import creator_page_queries as her
+from health.pages.creators import creator_queries as her
 from health.pages.creators import table as creator_table
 from health.pages.creators.chart import day_charts
 from health.pages.creators.forms import PERIODS, CreatorPeriodForm
-from health.pages.creators.queries import creator_table as read_table
+from health.pages.creators.list_queries import creator_table as read_table
 
 ROWS_SHOWN = 100
 

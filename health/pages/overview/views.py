@@ -52,11 +52,11 @@ def overview(request, chosen):
         "summary": summary,
         "status": queries.integration_status(chosen.brand, now),
         # The share of the brand's order book that arrived, by day, from its reconciliations.
-        "capture": reconcile_queries.capture_by_day(
+        "book_received": reconcile_queries.book_received_by_day(
             chosen.brand, first_day=period.first_day, last_day=period.last_day
         ),
         # Of the shops' orders per day, those that arrived live by each path and only by the nightly sync.
-        "sync_capture": sync_queries.capture_by_day(
+        "live_share": sync_queries.live_share_by_day(
             chosen.brand, first_day=period.first_day, last_day=period.last_day
         ),
         # The brand's storefront-platform connections: deliveries and the capture rate by path.

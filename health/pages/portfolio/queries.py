@@ -11,8 +11,8 @@ from django.db.models import Count, OuterRef, QuerySet, Subquery, Sum
 from attribution.models import SyncRun
 from attribution.outcomes.endpoints import counts_as_order
 from health.alerts.descriptions import describe
+from health.alerts.events.rules import ACTION_CODES
 from health.alerts.models import Incident
-from health.alerts.rules import ACTION_CODES
 from health.log.models import DailyOutcomeCount, OutcomeEvent, RollupWatermark
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK

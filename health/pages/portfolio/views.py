@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 from attribution.fx.conversion import translate
 from health.alerts import queries as alert_queries
 from health.pages.access import staff_page
-from health.pages.creators.queries import brand_money
+from health.pages.creators.list_queries import brand_money
 from health.pages.periods import start_of_day
 from health.pages.portfolio import queries as portfolio_queries
 

@@ -87,7 +87,10 @@ def not_in_book(run: Reconciliation) -> Iterator[Order]:
 
 
 @dataclass(frozen=True)
-class CaptureDay:
+class BookReceivedDay:
+    """Of a day's completed orders in the brand's order book, how many arrived here (the capture rate), as
+    the latest reconciliation covering the day found it."""
+
     day: date
     book_orders: int
     received: int
@@ -102,7 +105,7 @@ class CaptureDay:
         return round(100 * self.rate, 1)
 
 
-def capture_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[CaptureDay]:
+def book_received_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[BookReceivedDay]:
     """The share of the book's completed orders that arrived, per day (UTC) of `first_day`..`last_day`, newest
     first, as the latest reconciliation covering each day found it."""
     start = datetime.combine(first_day, time.min, tzinfo=UTC)
@@ -113,10 +116,10 @@ def capture_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[Cap
         .order_by("created_at", "id")
         .values_list("id", "daily_capture")
     )
-    days: dict[date, CaptureDay] = {}
+    days: dict[date, BookReceivedDay] = {}
     for run_id, daily in runs:
         for text, (book_orders, received) in (daily or {}).items():
             day = date.fromisoformat(text)
             if first_day <= day <= last_day and book_orders:
-                days[day] = CaptureDay(day, book_orders, received, run_id)  # a later run's count wins
+                days[day] = BookReceivedDay(day, book_orders, received, run_id)  # a later run's count wins
     return sorted(days.values(), key=lambda d: d.day, reverse=True)

@@ -32,7 +32,9 @@ def recovered_orders(run: SyncRun) -> list[SyncedOrder]:
 
 
 @dataclass(frozen=True)
-class CaptureDay:
+class LiveShareDay:
+    """Of the brand's shops' orders of a day, how many arrived live by each path and how many only by the sync."""
+
     day: date
     orders: int
     by_webhook: int
@@ -45,7 +47,7 @@ class CaptureDay:
         return round(100 * (self.orders - self.by_sync) / self.orders) if self.orders else 100
 
 
-def capture_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[CaptureDay]:
+def live_share_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[LiveShareDay]:
     """Of the brand's shops' orders, per day (the shops' days), those that arrived live by each path and those
     only the sync brought, newest first; days with no order are left out."""
     # daily_capture_brand_day_idx (brand, -day).
@@ -60,7 +62,7 @@ def capture_by_day(brand: Brand, *, first_day: date, last_day: date) -> list[Cap
         )
         .order_by("-day")
     )
-    return [CaptureDay(**row) for row in rows]
+    return [LiveShareDay(**row) for row in rows]
 
 
 def brought_by_sync() -> Exists:

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST, require_safe
 from attribution.http import throttles
 from attribution.models import SyncRun
 from attribution.platforms.sync import queued
-from health.alerts.sync_incidents import queue_sync
+from health.alerts.sync.incidents import queue_sync
 from health.pages.access import brand_page
 
 from . import queries

@@ -11,8 +11,8 @@ from attribution.fx import loading
 from attribution.management.demo.rates import keep_demo_rates
 from attribution.models import Commission, FxRate, Statement
 from brands.models import Brand
-from health.alerts.fx_rules import check
-from health.alerts.rules import ServiceFacts
+from health.alerts.events.rules import ServiceFacts
+from health.alerts.fx.rules import check
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Commission, CommissionHold
-from health.alerts.review_facts import read_review_facts
+from health.alerts.review.facts import read_review_facts
 from tests.attribution.keyed import CANCEL, caller_of, fresh
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
 from tests.attribution.platforms.payloads import body_of, shopify_order

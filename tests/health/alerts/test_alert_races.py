@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 
 from health.alerts import evaluation as alerts
-from health.alerts import notifications, webhooks
 from health.alerts.evaluation import evaluate
 from health.alerts.models import Channel, DeliveryAttempt, Incident, Notification
+from health.alerts.notify import notifications, webhooks
 from tests.attribution.concurrently import run_together
 from tests.health.alerting import T0, log
 

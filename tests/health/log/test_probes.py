@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from brands.models import Brand
-from health.alerts.facts import _last_orders, newest_order
+from health.alerts.events.facts import _last_orders, newest_order
 from health.log.models import OutcomeEvent
 from health.pages.overview.queries import integration_status
 from health.pages.portfolio.queries import portfolio

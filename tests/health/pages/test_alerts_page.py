@@ -8,10 +8,10 @@ from html import unescape
 
 import pytest
 
-from health.alerts import notifications, outbound
 from health.alerts.evaluation import evaluate
 from health.alerts.models import AlertRuleSet, Channel, Incident
-from health.alerts.webhooks import new_secret
+from health.alerts.notify import notifications, outbound
+from health.alerts.notify.webhooks import new_secret
 from tests.health.alerting import T0
 
 pytestmark = pytest.mark.django_db

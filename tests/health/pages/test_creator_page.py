@@ -11,7 +11,7 @@ import pytest
 from attribution.models import CreatorLink
 from brands.models import DiscountCode
 from health.alerts.models import Incident
-from health.pages.creators import creator_page_queries as her
+from health.pages.creators import creator_queries as her
 from health.pages.creators.forms import LocalPeriod
 from tests import factories
 from tests.health.pages import creators_world

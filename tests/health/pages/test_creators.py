@@ -10,7 +10,7 @@ import pytest
 from attribution.models import Commission
 from brands.models import UserSettings
 from health.pages.creators.forms import LocalPeriod
-from health.pages.creators.queries import creator_table
+from health.pages.creators.list_queries import creator_table
 from tests import factories
 from tests.health.pages import creators_world
 from tests.health.pages.creators_world import OCTOBER, at

@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from attribution.models import Commission
 from health.pages.concurrent_reads import ConcurrentReads, can_run_apart
-from health.pages.creators.queries import creator_table
+from health.pages.creators.list_queries import creator_table
 from tests.health.pages import creators_world
 from tests.health.pages.test_creators import october
 

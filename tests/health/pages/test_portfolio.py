@@ -104,7 +104,7 @@ def test_staff_see_each_brands_revenue_and_commission_of_the_week_per_currency(
     staff_client, brand, other_brand
 ):
     """Live attributed orders of the last 7 days (today included), cancelled ones left out, as the Creators
-    page counts them (health.pages.creators.queries)."""
+    page counts them (health.pages.creators.list_queries)."""
     from decimal import Decimal
 
     from attribution.fx import ecb, loading

@@ -8,7 +8,7 @@ from datetime import timedelta
 from attribution.models import DailyCapture, SyncRun
 from health.alerts.descriptions import describe
 from health.alerts.models import Incident
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import at, deliver_shopify, shopify_order, woo_order
 

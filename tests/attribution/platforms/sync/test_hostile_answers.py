@@ -10,7 +10,7 @@ from attribution.models import Order, SyncRun
 from attribution.platforms.sync import woocommerce_orders
 from attribution.platforms.sync.runner import sync_connection
 from health.alerts.models import Incident
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 from health.log.models import OutcomeEvent
 from tests.outbound_double import Endless
 

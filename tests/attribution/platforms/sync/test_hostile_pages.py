@@ -13,7 +13,7 @@ from attribution.platforms.apis.woocommerce import MAX_WEBHOOK_PAGES
 from attribution.platforms.sync.runner import sync_connection
 from attribution.platforms.sync.sources import source_for
 from health.alerts.models import Incident
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 from tests.outbound_double import Trickle
 
 from .conftest import at, shopify_order, woo_order

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Order
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 from tests.factories import DiscountCodeFactory, MembershipFactory, UserFactory
 
 from .conftest import at, shopify_order
@@ -60,7 +60,7 @@ def test_a_shop_with_only_synced_orders_shows_them_as_the_sync_s_everywhere(
         "the platform's webhook brought 0.0%, the order confirmation 0.0% and only the sync 100.0%." in text
     )
     assert "3 recovered by the sync" in text
-    [day] = response.context["sync_capture"]
+    [day] = response.context["live_share"]
     assert (day.orders, day.by_webhook, day.by_confirmation, day.by_sync) == (3, 0, 0, 3)
 
 

@@ -4,7 +4,7 @@ navigation."""
 
 import pytest
 
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 from tests.factories import MembershipFactory, UserFactory
 
 from .conftest import at, shopify_order

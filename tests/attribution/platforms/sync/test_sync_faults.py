@@ -13,7 +13,7 @@ from attribution.platforms.sync import shopify_orders, woocommerce_orders
 from attribution.platforms.sync.runner import sync_connection
 from brands.models import PlatformConnection
 from health.alerts.models import Incident
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import SHOP, SITE, at, shopify_order, woo_order
 

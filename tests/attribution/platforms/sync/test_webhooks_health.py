@@ -6,7 +6,7 @@ from attribution.models import SyncRun
 from attribution.platforms.sync.webhooks import receiver_url
 from health.alerts.descriptions import describe
 from health.alerts.models import Incident
-from health.alerts.sync_incidents import sync_and_report
+from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import SHOP, SITE
 

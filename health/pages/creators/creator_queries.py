@@ -17,7 +17,7 @@ from brands.hosts import normalize_host
 from brands.models import Creator, DiscountCode
 from health.alerts.models import Incident
 from health.pages.creators.forms import LocalPeriod
-from health.pages.creators.queries import LOCKED_RATE
+from health.pages.creators.list_queries import LOCKED_RATE
 
 LATEST_ORDERS = 25
 STANDING = ~Q(state=Commission.State.CANCELLED)

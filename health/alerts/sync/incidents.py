@@ -27,10 +27,11 @@ from attribution.platforms.apis.shopify import API_VERSION
 from attribution.platforms.registry import platform_named
 from attribution.platforms.sync.runner import Synced, sync_connection
 from brands.models import PlatformConnection
-from health.alerts import connection_rules
-from health.alerts.evaluation import open_incident, resolve
+from health.alerts.connections import rules as connection_rules
+from health.alerts.findings import Finding
+from health.alerts.incidents import open_incident, resolve
 from health.alerts.models import AlertRuleSet, Incident
-from health.alerts.rules import SYNC_RULES, Finding
+from health.alerts.sync.descriptions import SYNC_RULES
 
 Rule = Incident.Rule
 

@@ -1,4 +1,4 @@
-"""The account managers' incident when the currency rates stop arriving (health.alerts.fx_rules): opened when
+"""The account managers' incident when the currency rates stop arriving (health.alerts.fx.rules): opened when
 the newest stored rate is more than FX_RATES_STALE_DAYS old, resolved once a newer one is stored."""
 
 from datetime import UTC, date, datetime

@@ -2,13 +2,13 @@
 brand's users by email and to each of its webhook channels, with retries and a log of every attempt
 (docs/alerts.md).
 
-Queueing happens in the flip's transaction (one notification per incident flip, a database constraint);
-delivery happens afterwards, outside any transaction, one claimed delivery at a time. A delivery is
-claimed by a conditional UPDATE (only one worker's UPDATE matches), which also sets a lease: a worker
-that dies mid-send leaves it to be taken up again when the lease ends.
+Queueing happens in the flip's transaction (health.alerts.incidents: one notification per incident flip, a
+database constraint); delivery happens afterwards, outside any transaction, one claimed delivery at a time.
+A delivery is claimed by a conditional UPDATE (only one worker's UPDATE matches), which also sets a lease:
+a worker that dies mid-send leaves it to be taken up again when the lease ends.
 
-Each try is a notification attempt, made by the email sender (health.alerts.emails) or the alert webhook
-sender (health.alerts.webhooks); what a notification says is health.alerts.messages'.
+Each try is a notification attempt, made by the email sender (health.alerts.notify.emails) or the alert
+webhook sender (health.alerts.notify.webhooks); what a notification says is health.alerts.notify.messages'.
 """
 
 import logging
@@ -19,10 +19,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from health.alerts.attempts import NotificationAttempt
-from health.alerts.emails import send_email
-from health.alerts.models import Channel, Delivery, DeliveryAttempt, Incident, Notification
-from health.alerts.webhooks import send_webhook
+from health.alerts.models import Channel, Delivery, DeliveryAttempt, Notification
+from health.alerts.notify.attempts import NotificationAttempt
+from health.alerts.notify.emails import send_email
+from health.alerts.notify.webhooks import send_webhook
 
 logger = logging.getLogger(__name__)
 
@@ -33,21 +33,7 @@ LEASE = timedelta(minutes=2)  # longer than any one attempt (the webhook timeout
 DUE_BATCH = 100
 
 
-# --- queueing ----------------------------------------------------------------------------------------
-
-
-def queue(incident: Incident, kind: str, *, now: datetime, email: bool = True) -> Notification:
-    """The notification of an incident flip and a delivery per target; call inside the flip's transaction."""
-    notification = Notification.objects.create(incident=incident, kind=kind, created_at=now)
-    channels = Channel.objects.filter(is_active=True)
-    channels = (
-        channels.filter(brand_id=incident.brand_id) if incident.brand_id else channels.filter(brand=None)
-    )
-    targets = ([None] if email else []) + list(channels)
-    Delivery.objects.bulk_create(
-        [Delivery(notification=notification, channel=c, next_attempt_at=now, created_at=now) for c in targets]
-    )
-    return notification
+# --- a test ------------------------------------------------------------------------------------------
 
 
 def send_test(channel: Channel, *, now: datetime | None = None) -> Delivery:

@@ -7,11 +7,11 @@ import httpx
 import pytest
 from django.utils import timezone
 
-from health.alerts import outbound
 from health.alerts.evaluation import evaluate
 from health.alerts.models import Channel, Delivery, DeliveryAttempt
-from health.alerts.notifications import deliver_due
-from health.alerts.webhooks import new_secret
+from health.alerts.notify import outbound
+from health.alerts.notify.notifications import deliver_due
+from health.alerts.notify.webhooks import new_secret
 from tests.health.alerting import T0
 from tests.outbound_double import Endless, Trickle
 

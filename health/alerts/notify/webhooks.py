@@ -1,5 +1,6 @@
 """The alert webhook sender: a notification attempt to one webhook channel, signed per Standard Webhooks (or
-in Slack's format for a Slack URL), posted through health.alerts.outbound; and a channel's secret and format."""
+in Slack's format for a Slack URL), posted through health.alerts.notify.outbound; and a channel's secret and
+format."""
 
 import json
 import secrets
@@ -10,10 +11,10 @@ from datetime import UTC, datetime
 from standardwebhooks.webhooks import Webhook
 
 from config.lib.outbound import BadAnswer, DeadlineExceeded, Refused, Unreachable
-from health.alerts import outbound
-from health.alerts.attempts import NotificationAttempt, elapsed_ms
-from health.alerts.messages import message
 from health.alerts.models import Channel, Delivery
+from health.alerts.notify import outbound
+from health.alerts.notify.attempts import NotificationAttempt, elapsed_ms
+from health.alerts.notify.messages import message
 
 USER_AGENT = "creator-attribution-webhooks/1"
 SLACK_HOSTS = ("hooks.slack.com",)

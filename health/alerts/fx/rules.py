@@ -1,11 +1,12 @@
 """The account managers' alert on the currency rates (docs/alerts.md, docs/currencies.md): the newest stored
 reference rate is older than FX_RATES_STALE_DAYS, so new commissions convert at an old rate (the daily refresh
-has been failing). Pure, as the other rules: the newest day is read beforehand (health.alerts.facts)."""
+has been failing). Pure, as the other rules: the newest day is read beforehand (health.alerts.events.facts)."""
 
 from datetime import date, datetime
 
+from health.alerts.events.rules import ServiceFacts
+from health.alerts.findings import Description, Finding
 from health.alerts.models import Incident
-from health.alerts.rules import Description, Finding, ServiceFacts
 
 Rule = Incident.Rule
 

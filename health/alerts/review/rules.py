@@ -1,7 +1,7 @@
 """The review alerts (docs/alerts.md, "Review"): held commissions waiting past the brand's review time, a
 discount code whose share of orders without a click from its creator jumped above its own normal, and a
-creator whose orders are cancelled or refunded far more often than the brand's. Pure, as health.alerts.rules:
-the facts are read beforehand (health.alerts.review_facts), the clock is passed in.
+creator whose orders are cancelled or refunded far more often than the brand's. Pure, as
+health.alerts.events.rules: the facts are read beforehand (health.alerts.review.facts), the clock is passed in.
 
 The thresholds of a leak and of a refund outlier are the brand's review settings, the ones its holds are
 judged by (attribution.review), and the facts carry that judgement: an alert never disagrees with a hold.
@@ -12,8 +12,8 @@ evaluation, so firing and clearing cannot both hold.
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from health.alerts.findings import Description, Finding
 from health.alerts.models import AlertRuleSet, Incident
-from health.alerts.rules import Description, Finding
 
 Rule = Incident.Rule
 RULES = frozenset({Rule.REVIEW_OVERDUE, Rule.CODE_LEAK, Rule.REFUND_OUTLIER})
@@ -32,7 +32,7 @@ class Flag:
 
 @dataclass
 class ReviewFacts:
-    """What the review alerts read about one brand (health.alerts.review_facts builds these)."""
+    """What the review alerts read about one brand (health.alerts.review.facts builds these)."""
 
     brand_id: int
     review_days: int = 7

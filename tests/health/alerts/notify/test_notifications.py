@@ -13,11 +13,11 @@ from django.core import mail
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from health.alerts import notifications, outbound, webhooks
 from health.alerts.evaluation import evaluate
 from health.alerts.models import Channel, Delivery, DeliveryAttempt
-from health.alerts.notifications import deliver_due
-from health.alerts.webhooks import new_secret
+from health.alerts.notify import notifications, outbound, webhooks
+from health.alerts.notify.notifications import deliver_due
+from health.alerts.notify.webhooks import new_secret
 from health.tasks import evaluate_alerts
 from tests import factories
 from tests.health.alerting import T0, history, log

@@ -199,7 +199,7 @@ def test_another_brands_flags_open_its_own_incidents(brand, other_brand):
 def test_the_brands_users_are_emailed_when_a_code_leak_opens(brand, creator):
     from django.core import mail
 
-    from health.alerts.notifications import deliver_due
+    from health.alerts.notify.notifications import deliver_due
 
     factories.MembershipFactory(brand=brand, user__username="alice", user__email="alice@acme.example")
     leak_flag(brand, factories.DiscountCodeFactory(brand=brand, creator=creator, code="ANA10"))

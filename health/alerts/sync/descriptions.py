@@ -1,12 +1,18 @@
-"""What the sync's incidents say (health.alerts.sync_incidents opens them from a run): their title, summary,
+"""What the sync's incidents say (health.alerts.sync.incidents opens them from a run): their title, summary,
 fix and the events that match, from the figures kept on the incident. Pure."""
 
 from datetime import date
 
+from health.alerts.findings import Description
 from health.alerts.models import Incident
-from health.alerts.rules import SYNC_RULES, Description
 
 Rule = Incident.Rule
+
+# The sync's incidents: opened and resolved by the shops' sync (health.alerts.sync.incidents), never by the
+# alert evaluation.
+SYNC_RULES = frozenset(
+    {Rule.SYNC_RECOVERED, Rule.WEBHOOK_REMOVED, Rule.WEBHOOK_DISABLED, Rule.API_VERSION, Rule.SYNC_FAILED}
+)
 RULES = SYNC_RULES
 
 # The webhook whose failure leaves an order to the sync, by platform: the one that brings a paid order.

@@ -1,4 +1,4 @@
-"""What the review alerts read (health.alerts.review_rules), for every brand at once: the holds waiting past
+"""What the review alerts read (health.alerts.review.rules), for every brand at once: the holds waiting past
 each brand's review time, and the outliers the review figures flagged (attribution.review.figures writes
 them, daily). A few queries per evaluation, whatever the number of brands. Test commissions never count.
 """
@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Min
 
 from attribution.models import CommissionHold, ReviewFlag, ReviewSettings
-from health.alerts.review_rules import Flag, ReviewFacts
+from health.alerts.review.rules import Flag, ReviewFacts
 
 DEFAULT_REVIEW_DAYS = ReviewSettings._meta.get_field("review_days").default
 

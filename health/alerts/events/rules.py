@@ -1,6 +1,6 @@
-"""The alert rules (docs/alerts.md): when each fires and when it clears, from facts read beforehand
-(health.alerts.facts); what an incident says is health.alerts.descriptions. Pure: no database, the clock is
-passed in.
+"""The brand rules over live events, the capture rule and the service-side rule (docs/alerts.md): when each
+fires and when it clears, from facts read beforehand (health.alerts.events.facts); what an incident says is
+health.alerts.events.descriptions. Pure: no database, the clock is passed in.
 
 Each rule fires and clears on conditions that cannot both hold, so an incident that resolves does not
 open again at the same evaluation; a spike clears at half its thresholds, so it does not flap around them.
@@ -12,7 +12,9 @@ from datetime import UTC, date, datetime, timedelta
 
 from attribution.outcomes import OUTCOMES, RECORDED, Outcome
 from attribution.outcomes.endpoints import Endpoint
+from health.alerts.findings import Finding
 from health.alerts.models import AlertRuleSet, Incident
+from health.alerts.sync.descriptions import SYNC_RULES
 from health.log.models import NEEDS_ACTION_OUTCOMES
 
 Rule = Incident.Rule
@@ -51,11 +53,11 @@ class CaptureRun:
 
 @dataclass
 class BrandFacts:
-    """What the rules read about one brand at one moment (health.alerts.facts builds these)."""
+    """What the rules read about one brand at one moment (health.alerts.events.facts builds these)."""
 
     brand_id: int
-    # The last live order by any way in (health.alerts.facts), and that way's endpoint: the order confirmation
-    # (any outcome) or a platform's webhook (a delivery that brought an order).
+    # The last live order by any way in (health.alerts.events.facts), and that way's endpoint: the order
+    # confirmation (any outcome) or a platform's webhook (a delivery that brought an order).
     last_order_at: datetime | None = None
     last_order_via: str = ""
     # The last live order by each way in that brought one (endpoint -> time): a platform's webhook is watched
@@ -81,26 +83,7 @@ class ServiceFacts:
     failures_last_hour: Counter = field(default_factory=Counter)  # insert_failed / handler_error, all brands
     spool_waiting: int = 0
     spool_oldest_at: datetime | None = None
-    newest_rate_day: date | None = None  # the newest currency rate stored (health.alerts.fx_rules)
-
-
-@dataclass(frozen=True)
-class Description:
-    """What an incident says (health.alerts.descriptions writes them)."""
-
-    title: str
-    summary: str
-    fix: str
-    events_query: dict  # the events list's filters that show the matching events (brand incidents)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A rule whose condition holds: the incident it opens, and the figures it reports."""
-
-    rule: str
-    subject: str
-    counts: dict
+    newest_rate_day: date | None = None  # the newest currency rate stored (health.alerts.fx.rules)
 
 
 def floor_hour(when: datetime) -> datetime:
@@ -352,12 +335,6 @@ def is_enabled(rules: AlertRuleSet, rule: str) -> bool:
         Rule.NEW_PROBLEM: rules.new_problem_enabled,
         Rule.CAPTURE: rules.capture_enabled,
     }.get(rule, True)
-
-
-# The sync's incidents: opened and resolved by the shops' sync (health.alerts.sync_incidents), never here.
-SYNC_RULES = frozenset(
-    {Rule.SYNC_RECOVERED, Rule.WEBHOOK_REMOVED, Rule.WEBHOOK_DISABLED, Rule.API_VERSION, Rule.SYNC_FAILED}
-)
 
 
 def cleared(incident: Incident, rules: AlertRuleSet, facts: BrandFacts) -> bool:

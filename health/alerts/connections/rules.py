@@ -3,7 +3,7 @@ stopped opening it (the app uninstalled, the token or keys revoked; attribution.
 set `disconnected_at`) opens an incident that says how to connect it again, and it clears once the shop is
 connected again, or the connection turned off. A shop whose access Shopify refused to renew (its expiring token's
 refresh) says so, with how to connect it again. One incident per connection (its id the subject). Pure, as
-health.alerts.rules, but for `read`, which the evaluation calls once."""
+health.alerts.events.rules, but for `read`, which the evaluation calls once."""
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from attribution.platforms.connect.shopify_tokens import is_refresh_refusal, refusal_detail
 from brands import known_platforms
 from brands.models import PlatformConnection
+from health.alerts.findings import Description, Finding
 from health.alerts.models import Incident
-from health.alerts.rules import Description, Finding
 
 Rule = Incident.Rule
 RULES = frozenset({Rule.DISCONNECTED})

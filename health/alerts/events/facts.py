@@ -15,8 +15,7 @@ from attribution.durability import spool
 from attribution.fx import lookup as fx_lookup
 from attribution.models import Reconciliation
 from attribution.outcomes.endpoints import NOT_ORDERS, ORDER_ENDPOINTS, Endpoint
-from health.alerts.models import AlertRuleSet, Incident
-from health.alerts.rules import (
+from health.alerts.events.rules import (
     ACTION_CODES,
     CAPTURE_HISTORY,
     CAPTURE_MIN_ORDERS,
@@ -32,6 +31,7 @@ from health.alerts.rules import (
     floor_hour,
     is_silence_candidate,
 )
+from health.alerts.models import AlertRuleSet, Incident
 from health.log.models import HourlyOutcomeCount, OutcomeEvent, RollupWatermark
 from health.log.probes import newest_first
 from health.log.rollup import WATERMARK_PK

@@ -6,9 +6,9 @@ from datetime import datetime
 
 from django.core.mail import send_mass_mail
 
-from health.alerts.attempts import NotificationAttempt, elapsed_ms
-from health.alerts.messages import brand_of, email_text, message, recipients
 from health.alerts.models import Delivery
+from health.alerts.notify.attempts import NotificationAttempt, elapsed_ms
+from health.alerts.notify.messages import brand_of, email_text, message, recipients
 
 
 def send_email(delivery: Delivery, now: datetime) -> NotificationAttempt:

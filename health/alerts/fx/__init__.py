@@ -1,0 +1,1 @@
+"""The account managers' alert on stale currency rates: its rule and what it says."""
