@@ -1,5 +1,6 @@
-"""health's ways to run the sync: `manage.py sync_orders` runs the sync in the foreground and prints what it found; the nightly task queues one
-task per shop that can be synced, and each shop's task syncs it and opens its incidents."""
+"""The ways to run the sync (attribution.platforms.sync.orchestration): `manage.py sync_orders` runs it in the
+foreground and prints what it found; the nightly task (health.tasks.sync_shops, its schedule's) queues one task
+per shop that can be synced, and each shop's task syncs it."""
 
 from datetime import timedelta
 from io import StringIO
@@ -10,6 +11,7 @@ from django.utils import timezone
 from django_q.models import OrmQ
 
 from attribution.models import SyncRun
+from attribution.platforms.sync import orchestration
 from health import tasks
 
 from .conftest import at, shopify_order
@@ -70,14 +72,14 @@ def test_the_nightly_task_queues_one_task_per_shop_that_can_be_synced(shopify_sh
     assert tasks.sync_shops() == "Queued the sync of 1 shops."
 
     queued = [task for task in OrmQ.objects.all()]
-    assert len(queued) == 1 and queued[0].func() == "health.tasks.sync_shop"
+    assert len(queued) == 1 and queued[0].func() == orchestration.TASK
     assert queued[0].args() == (shopify_shop.connection.pk, "nightly")
 
 
 def test_a_shop_s_task_syncs_it(shopify_shop, clock, yesterday):
     shopify_shop.orders.append(shopify_order(1, placed_at=at(yesterday, 1), subtotal="20.00"))
 
-    said = tasks.sync_shop(shopify_shop.connection.pk)
+    said = orchestration.sync_shop(shopify_shop.connection.pk)
 
     assert "1 recovered" in said
     assert SyncRun.objects.get().trigger == "nightly"
