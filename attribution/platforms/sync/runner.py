@@ -29,7 +29,7 @@ from brands.models import PlatformConnection
 from config.lib import outbound
 
 from ..apis.errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
-from ..connect.privacy import disconnect
+from ..connect.connections import disconnect
 from . import capture, runs
 from .acting import PageActor, SyncFault
 from .pace import Pace
