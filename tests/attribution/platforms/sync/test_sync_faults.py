@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
+from attribution.management.demo.standin import shopify_routes
+from attribution.management.demo.standin.orders import requested_cost
 from attribution.models import Order, SyncRun
-from attribution.platforms.standin import shopify_routes
-from attribution.platforms.standin.orders import requested_cost
 from attribution.platforms.sync import shopify_orders, woocommerce_orders
 from attribution.platforms.sync.orchestration import run_sync
 from attribution.platforms.sync.runner import sync_connection

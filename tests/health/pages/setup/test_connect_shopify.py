@@ -12,7 +12,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.utils import timezone
 
-from attribution.platforms.standin.shopify_routes import oauth_hmac
+from attribution.management.demo.standin.shopify_routes import oauth_hmac
 from brands.models import PlatformConnection
 from tests.health.pages.setup.consent import back_to_service, consent, onward, visit_platform
 from tests.platform_standin import CLIENT_ID, CLIENT_SECRET
