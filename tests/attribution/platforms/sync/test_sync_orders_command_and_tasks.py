@@ -12,7 +12,9 @@ from django_q.models import OrmQ
 
 from attribution.models import SyncRun
 from attribution.platforms.sync import orchestration
+from attribution.platforms.sync.signals import sync_run_finished
 from health import tasks
+from health.alerts.models import Incident
 
 from .conftest import at, shopify_order
 
@@ -63,6 +65,34 @@ def test_a_failed_sync_fails_the_command(standin, shopify_shop, clock):
 
     with pytest.raises(CommandError, match="1 syncs failed"):
         _run("--connection", str(shopify_shop.connection.pk))
+
+
+def test_the_command_s_finished_run_opens_its_incidents_through_the_sync_s_signal(
+    standin, shopify_shop, clock
+):
+    """attribution imports nothing of health: the run announces itself (sync_run_finished), health opens."""
+    standin.revoke(shopify_shop.domain)
+
+    with pytest.raises(CommandError):
+        _run("--connection", str(shopify_shop.connection.pk))
+
+    assert list(Incident.objects.values_list("rule", flat=True)) == ["disconnected"]
+    assert SyncRun.objects.get().reported
+
+
+def test_the_sync_announces_a_finished_run_once(shopify_shop, clock):
+    heard = []
+
+    def hear(sender, *, run, now, **kwargs):
+        heard.append((sender, run.pk))
+
+    sync_run_finished.connect(hear)
+    try:
+        orchestration.run_sync(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep)
+    finally:
+        sync_run_finished.disconnect(hear)
+
+    assert heard == [(SyncRun, SyncRun.objects.get(status=SyncRun.Status.DONE).pk)]
 
 
 def test_the_nightly_task_queues_one_task_per_shop_that_can_be_synced(shopify_shop, woo_site):
