@@ -3,7 +3,7 @@
 
 Each measured sync runs in a process of its own (`python -m bench.sync --child ...`), as the task runner runs
 it: a Shopify shop of N orders placed over the last day (5 % with the bench's code, 2 % partly refunded, 1 %
-cancelled; none delivered by webhook) held by an in-process stand-in (attribution.platforms.standin) with
+cancelled; none delivered by webhook) held by an in-process stand-in (attribution.management.demo.standin) with
 its cost bucket, and a connection made by OAuth; the sync reads the whole window and records every order
 through the webhooks' own service. Three figures:
 
@@ -89,10 +89,10 @@ def child(orders: int, *, plan: str, memory: bool, cpu: str) -> dict:
     import httpx
     from django.conf import settings
 
-    from attribution.platforms.standin import shopify_routes
-    from attribution.platforms.standin.app import make_app
-    from attribution.platforms.standin.order_data import shopify_order
-    from attribution.platforms.standin.world import World
+    from attribution.management.demo.standin import shopify_routes
+    from attribution.management.demo.standin.app import make_app
+    from attribution.management.demo.standin.order_data import shopify_order
+    from attribution.management.demo.standin.world import World
     from attribution.platforms.sync.runner import sync_connection
     from brands.models import Brand, Creator, DiscountCode, PlatformConnection, Property
     from config.lib import outbound

@@ -112,7 +112,8 @@ def cancels_in(requests: list[Request]) -> int:
 
 
 # Shopify's orders/create as a shop sends them: 70 % direct, 20 % with the click in the cart's attributes, 10 %
-# with a registered discount code; the body is the full REST order the platform tests send.
+# with a registered discount code; the body is the full REST order the platform tests send too, written by the
+# stand-in (attribution.management.demo.standin.webhook_bodies): the bench imports no test module.
 DELIVERY_MIX = [("direct", 70), ("click", 20), ("code", 10)]
 
 
@@ -130,7 +131,7 @@ class Shop(NamedTuple):
 
 def deliveries(shop: Shop, run: str, count: int, *, seed: int = 1) -> list[Request]:
     """`count` signed orders/create deliveries of the bench shop, each a new order and webhook id."""
-    from tests.attribution.platforms.payloads import body_of, shopify_order, signature
+    from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, signature
 
     rng = random.Random(seed)
     first_id = int(hashlib.sha256(run.encode()).hexdigest()[:10], 16) * 100_000  # Shopify's ids are integers

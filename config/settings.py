@@ -215,7 +215,7 @@ SHOPIFY_CLIENT_ID = env("SHOPIFY_CLIENT_ID", default="")
 SHOPIFY_CLIENT_SECRET = env("SHOPIFY_CLIENT_SECRET", default="")
 SHOPIFY_SCOPES = env("SHOPIFY_SCOPES", default="read_orders")
 # The origin of every call to a shop, {shop} its myshopify.com domain; tests, the demo and staging point it at
-# the platforms' stand-in (attribution/platforms/standin/), e.g. http://127.0.0.1:9100/{shop}.
+# the platforms' stand-in (attribution/management/demo/standin/), e.g. http://127.0.0.1:9100/{shop}.
 SHOPIFY_API_ORIGIN = env("SHOPIFY_API_ORIGIN", default="https://{shop}")
 # host:port pairs a platform API may be called at over plain http, at a loopback or private address (the demo's
 # stand-in; a bare host: port 80); none by default: a credential is sent over https only.

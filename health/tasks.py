@@ -19,12 +19,11 @@ from django.utils import timezone
 from attribution.billing.writers import lock_due_commissions
 from attribution.http.throttles import prune_counters
 from attribution.models import Reconciliation
-from attribution.platforms.sync import queued
+from attribution.platforms.sync import orchestration
 from attribution.reconciliation import applying
 from attribution.replay import replay_all
 from health.alerts import evaluation as alerts
 from health.alerts.notify import notifications
-from health.alerts.sync import incidents as sync_incidents
 from health.log.partitions import ensure_partitions
 from health.log.retention import prune
 from health.log.rollup import roll_up
@@ -131,45 +130,13 @@ def make_outcome_partitions() -> str:
 
 
 def sync_shops() -> str:
-    """The nightly sync: one task per connection that can be synced (health.tasks.sync_shop), so each shop's
-    sync runs on its own and a slow shop holds up no other."""
-    ids = connections_to_sync()
-    for pk in ids:
-        sync_incidents.queue_sync(pk, "nightly")
-    return f"Queued the sync of {len(ids)} shops."
+    """The nightly sync (attribution.platforms.sync.orchestration): one task per connection that can be synced,
+    each of which opens its run's incidents through health's receiver of the sync's signal (health/apps.py)."""
+    return orchestration.queue_nightly()
 
 
-def connections_to_sync() -> list[int]:
-    from brands.models import PlatformConnection  # noqa: PLC0415
-
-    return [
-        connection.pk
-        for connection in PlatformConnection.objects.filter(
-            is_enabled=True, approved_at__isnull=False, disconnected_at__isnull=True
-        ).exclude(credential="")
-        if connection.can_sync()
-    ]
-
-
-def sync_shop(connection_id: int, trigger: str = "nightly", since: str = "", until: str = "") -> str:
-    """One shop's sync (attribution.platforms.sync), then its incidents; a run with pages left after the task's
-    time is carried on by a task of its own, from its last page."""
-    try:
-        synced = sync_incidents.sync_and_report(
-            connection_id,
-            trigger=trigger,
-            since=datetime.fromisoformat(since) if since else None,
-            until=datetime.fromisoformat(until) if until else None,
-        )
-    except Exception:
-        if trigger == "manual":
-            queued.release(connection_id)
-        raise
-    if synced.unfinished:
-        sync_incidents.queue_sync(connection_id, trigger)
-    elif trigger == "manual":  # Sync now's run has finished: the next press may queue one
-        queued.release(connection_id)
-    return sync_incidents.describe_synced(synced)
+# The shop's sync a task queued before the sync's tasks were named in attribution.platforms.sync.orchestration.
+sync_shop = orchestration.sync_shop
 
 
 @dataclass(frozen=True)

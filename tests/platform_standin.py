@@ -1,4 +1,4 @@
-"""The `standin` fixture: a World of the platforms' stand-in (attribution.platforms.standin) that every platform
+"""The `standin` fixture: a World of the platforms' stand-in (attribution.management.demo.standin) that every platform
 API call of the test reaches, in process. Calls to the service itself (a WooCommerce key handover POSTing its
 keys to our callback) go to Django through its test handler, with CSRF checks on, as a real platform's would."""
 
@@ -6,8 +6,8 @@ import httpx
 import pytest
 from django.test.client import ClientHandler
 
-from attribution.platforms.standin.app import make_app
-from attribution.platforms.standin.world import World
+from attribution.management.demo.standin.app import make_app
+from attribution.management.demo.standin.world import World
 
 STANDIN_HOST = "standin.test"
 # SITE_URL while the stand-in runs: callbacks are https, as the platforms require.

@@ -54,7 +54,8 @@ class SyncRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     lease_until = models.DateTimeField(null=True, blank=True)
     runner = models.CharField(max_length=128, blank=True, default="")  # host:pid of the runner holding it
-    # Whether its incidents were opened (health.alerts.sync.incidents): once, by whichever runner finishes it.
+    # Whether its incidents were opened (by health, on the sync's sync_run_finished): once, by whichever runner
+    # finishes it.
     reported = models.BooleanField(default=False)
 
     class Meta:

@@ -16,11 +16,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, signature
 from attribution.models import Click, Commission, CreatorLink, Order
 from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.platforms.conftest import connect
-from tests.attribution.platforms.payloads import body_of, shopify_order, signature
 
 SHOP = "acme-e2e.myshopify.com"
 SECRET = "shpss_e2e_0123456789abcdef"

@@ -12,9 +12,9 @@ import pytest
 from django.db import connection
 from psycopg._queries import MAX_CACHED_STATEMENT_LENGTH, MAX_CACHED_STATEMENT_PARAMS
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
 from tests.attribution.keyed import CANCEL, UPDATE, commission_for
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
-from tests.attribution.platforms.payloads import body_of, shopify_order
 from tests.factories import ClickFactory
 
 pytestmark = pytest.mark.skipif(

@@ -9,12 +9,12 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
 from attribution.models import Order
 from brands.models import PlatformConnection
 from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
-from tests.attribution.platforms.payloads import body_of, shopify_order
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Serve the platforms' stand-in (attribution.platforms.standin) with the demo's shops, for `make run`. It starts
+"""Serve the platforms' stand-in (attribution.management.demo.standin) with the demo's shops, for `make run`. It starts
 holding the credentials the service keeps for those shops, so a shop connected in an earlier `make run` stays
 connected (the stand-in itself keeps nothing between runs). It signs its redirects and webhooks with the
 configured SHOPIFY_CLIENT_SECRET, so it refuses to start where that secret may be a real app's: with DEBUG off
@@ -12,9 +12,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from attribution.platforms.standin.app import make_app
-from attribution.platforms.standin.demo import demo_world
-from attribution.platforms.standin.world import World
+from attribution.management.demo.standin.app import make_app
+from attribution.management.demo.standin.demo import demo_world
+from attribution.management.demo.standin.world import World
 from attribution.platforms.sync.webhooks import SHOPIFY_TOPICS, WOOCOMMERCE_TOPICS, receiver_url
 from brands.models import PlatformConnection
 from brands.sealing import UnreadableSecret

@@ -1,12 +1,12 @@
-"""Globex Demo's shops in `make run`'s stand-in (attribution.platforms.standin.demo): the codes its Shopify
+"""Globex Demo's shops in `make run`'s stand-in (attribution.management.demo.standin.demo): the codes its Shopify
 shop's orders carry, and what the document says of the shop, with the ids `sync_orders` takes. Globex Demo is the
 brand the README's tour connects, because the tour sends it no order confirmation: a connected shop hands a
 brand's orders off to its platform (shopify_handoff)."""
 
 from datetime import timedelta
 
-from attribution.platforms.standin.demo import OTHER_SHOP
-from attribution.platforms.standin.demo_orders import BLACKLISTED_CODE, CODE
+from attribution.management.demo.standin.demo import OTHER_SHOP
+from attribution.management.demo.standin.demo_orders import BLACKLISTED_CODE, CODE
 from brands.models import DiscountCode, PlatformConnection
 
 

@@ -1,5 +1,7 @@
-"""Keeping a connection whose shop's ownership a platform credential proved: active at once, without the
-account manager's approval a typed-in shop waits for (docs/decisions.md, "A credential proves the shop")."""
+"""A connection's life as its platform's credential says: kept active at once when a credential proved the shop's
+ownership, without the account manager's approval a typed-in shop waits for (docs/decisions.md, "A credential
+proves the shop"); disconnected when the platform refuses it (an uninstall, a refused call of the sync or of a
+token's refresh)."""
 
 from dataclasses import dataclass
 
@@ -71,3 +73,18 @@ def keep_proved(*, prop: Property, proved: Proved, secret: str = "") -> Platform
     except IntegrityError as exc:  # another brand's connection of the shop was approved at the same moment
         raise ConnectRefused(f"{proved.shop_domain} is connected to another brand of this service.") from exc
     return connection
+
+
+def disconnect(connection: PlatformConnection, *, reason: str, at=None) -> bool:
+    """Mark the connection disconnected (its credential no longer opens the shop, which it forgets); False when
+    it already was. Its webhooks' secrets are kept: a late delivery still verifies."""
+    return bool(
+        PlatformConnection.objects.filter(pk=connection.pk, disconnected_at__isnull=True).update(
+            disconnected_at=at or timezone.now(),
+            disconnect_reason=reason,
+            credential="",
+            credential_expires_at=None,
+            refresh_token="",
+            refresh_token_expires_at=None,
+        )
+    )

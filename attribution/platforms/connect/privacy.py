@@ -97,20 +97,5 @@ def forget_shop(connection: PlatformConnection, *, reason: str) -> None:
     )
 
 
-def disconnect(connection: PlatformConnection, *, reason: str, at=None) -> bool:
-    """Mark the connection disconnected (its credential no longer opens the shop, which it forgets); False when
-    it already was. Its webhooks' secrets are kept: a late delivery still verifies."""
-    return bool(
-        PlatformConnection.objects.filter(pk=connection.pk, disconnected_at__isnull=True).update(
-            disconnected_at=at or timezone.now(),
-            disconnect_reason=reason,
-            credential="",
-            credential_expires_at=None,
-            refresh_token="",
-            refresh_token_expires_at=None,
-        )
-    )
-
-
 def email_hash_of(value) -> str:
     return hash_email(value) if isinstance(value, str) and "@" in value else ""

@@ -25,7 +25,7 @@ from brands.models import PlatformConnection
 from ..apis.errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
 from ..apis.http import check_url, platform_client, shopify_origin
 from ..apis.shopify import ShopifyAdmin
-from .privacy import disconnect
+from .connections import disconnect
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from ..notice import body_digest
 from ..receiver import json_answer, read_body
 from ..shopify import SHOPIFY
 from . import privacy, woocommerce_keys
-from .connections import ConnectRefused
+from .connections import ConnectRefused, disconnect
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def _uninstall(kept: PlatformPrivacyRequest, connection: PlatformConnection | No
         f"The shop uninstalled the app on {when:%Y-%m-%d %H:%M} UTC; connect it again from the setup page."
     )
     kept.held = {"connection": connection.pk, "credential": connection.has_credential()}
-    changed = privacy.disconnect(connection, reason=reason, at=when)
+    changed = disconnect(connection, reason=reason, at=when)
     kept.done = f"{shop} {'is now' if changed else 'was already'} disconnected."
 
 

@@ -5,13 +5,13 @@ capture. What it found is on the run (attribution.models.SyncRun); health opens 
 
 Between pages, while its machine is busy, the sync rests SYNC_PAUSE_RATIO times the page's own time, so that the
 live order path beside it keeps its latency (sync.pace). A run reads for `seconds` at most: a run with pages left
-hands its lease back and says so (`unfinished`), and the task runner carries it on (health.tasks.sync_connection).
+hands its lease back and says so (`unfinished`), and the task runner carries it on (orchestration.sync_shop).
 
 A shop's answers are untrusted input (docs/threat-model.md, "Round six"): no call runs past the run's budget (the
 outbound client's `budget`), a page starts only when a whole call's deadline fits in what is left, a run reads at
 most SYNC_MAX_PAGES_PER_RUN pages and a shop's runs SYNC_MAX_PAGES_PER_DAY in 24 hours, a cursor or a page the
 platform gave before ends the run, and an answer that cannot be read fails it: each stops the run as failed with
-its reason, for its incident (health.alerts.sync.incidents), never a run left `running`.
+its reason, for its incident (opened by health on signals.sync_run_finished), never a run left `running`.
 """
 
 import hashlib
@@ -29,7 +29,7 @@ from brands.models import PlatformConnection
 from config.lib import outbound
 
 from ..apis.errors import CredentialRevoked, PlatformAPIError, PlatformUnavailable
-from ..connect.privacy import disconnect
+from ..connect.connections import disconnect
 from . import capture, runs
 from .acting import PageActor, SyncFault
 from .pace import Pace

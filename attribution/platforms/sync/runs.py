@@ -148,7 +148,7 @@ def finish(run: SyncRun, *, status: str, now: datetime) -> bool:
 
 
 def unreported() -> list[int]:
-    """Finished runs whose incidents are not opened yet (health.alerts.sync.incidents)."""
+    """Finished runs whose incidents are not opened yet (health opens them on signals.sync_run_finished)."""
     return list(
         SyncRun.objects.filter(~Q(status=SyncRun.Status.RUNNING), reported=False)
         .order_by("pk")

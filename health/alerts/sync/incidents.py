@@ -1,31 +1,22 @@
-"""The shops' sync as the task runner, the sync_orders command and Sync now run it: the sync of one connection
-(attribution.platforms.sync.runner), then the incidents its run calls for, opened and resolved here (the alert
-evaluation leaves them alone: health.alerts.rules.SYNC_RULES). What a run says, in one line, for a command or a
-task's result.
+"""The incidents a finished sync run calls for (attribution.platforms.sync announces the run; health/apps.py
+hands it here), opened and resolved here (the alert evaluation leaves them alone: health.alerts.sync.descriptions.SYNC_RULES).
 
 - sync_recovered, one a shop, listing its days: the runs recorded orders no live path had brought ("3 of 212
   orders of Nov 23 arrived only by the sync"); a later run adds its days; resolved by a run that recovers none.
-- disconnected (health.alerts.connection_rules): the platform refused the credential, so the sync marked the
+- disconnected (health.alerts.connections.rules): the platform refused the credential, so the sync marked the
   connection disconnected; opened at once here, resolved by the evaluation once the shop is connected again.
 - webhook_removed / webhook_disabled: the webhooks' check found one missing or disabled (and put it right);
   resolved by a check that finds them whole.
 - api_version: Shopify served another version than the pinned one; resolved when it serves the pinned one.
-
-queue_sync: one shop's sync queued for the task runner (health.tasks.sync_shop), or for the sync's own runner.
 """
 
-import time
 from datetime import datetime
 
-from django.conf import settings
 from django.db.models import Count
-from django.utils import timezone
-from django_q.tasks import async_task
 
 from attribution.models import DailyCapture, SyncedOrder, SyncRun
 from attribution.platforms.apis.shopify import API_VERSION
 from attribution.platforms.registry import platform_named
-from attribution.platforms.sync.runner import Synced, sync_connection
 from brands.models import PlatformConnection
 from health.alerts.connections import rules as connection_rules
 from health.alerts.findings import Finding
@@ -34,32 +25,6 @@ from health.alerts.models import AlertRuleSet, Incident
 from health.alerts.sync.descriptions import SYNC_RULES
 
 Rule = Incident.Rule
-
-
-def queue_sync(connection_id: int, trigger: str, since: str = "", until: str = "") -> None:
-    """Queue one shop's sync (sync_shop): on the sync's own runner when SYNC_TASK_CLUSTER names one, so that it
-    runs at the lowest CPU weight beside the web servers (docs/operations.md, "The sync's own runner"); else on
-    the task runner."""
-    args = (connection_id, trigger, since, until) if since or until else (connection_id, trigger)
-    async_task("health.tasks.sync_shop", *args, group="sync", cluster=settings.SYNC_TASK_CLUSTER or None)
-
-
-def sync_and_report(
-    connection_id: int,
-    *,
-    trigger: str,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    sleep=time.sleep,
-    clock=timezone.now,
-    seconds: float | None = None,
-) -> Synced:
-    synced = sync_connection(
-        connection_id, trigger=trigger, since=since, until=until, sleep=sleep, clock=clock, seconds=seconds
-    )
-    if synced.run is not None and not synced.unfinished and synced.run.status != SyncRun.Status.RUNNING:
-        report(synced.run, now=clock())
-    return synced
 
 
 def report(run: SyncRun, *, now: datetime) -> list[Incident]:
@@ -187,35 +152,3 @@ def _by_day(day: dict) -> str:
 
 def _kept(hooks: dict) -> dict:
     return {k: v for k, v in hooks.items() if k != "reenabled_ids"}
-
-
-def describe_synced(synced: Synced) -> str:
-    """What one sync did, in one line (the command's output, the task's result)."""
-    if synced.not_synced:
-        return f"Not synced: {synced.not_synced}."
-    if synced.run is None:
-        busy = synced.busy
-        return (
-            f"Not synced: sync {busy.pk} of this shop is running."
-            if busy
-            else "Not synced: a sync is running."
-        )
-    run = SyncRun.objects.get(pk=synced.run.pk)
-    text = (
-        f"Sync {run.pk} of connection {run.connection_id} ({run.get_status_display().lower()}"
-        f"{', resumed' if synced.resumed else ''}{', to be carried on' if synced.unfinished else ''}), window "
-        f"{run.window_start:%Y-%m-%d %H:%M} to {run.window_end:%Y-%m-%d %H:%M} UTC: {run.orders_read} orders read "
-        f"in {run.pages} pages, {run.recovered} recovered, {run.followed} followed, {run.unchanged} unchanged, "
-        f"{run.skipped} skipped."
-    )
-    hooks = run.webhooks or {}
-    for key, words in (
-        ("recreated", "re-created"),
-        ("reenabled", "re-enabled"),
-        ("left_disabled", "left disabled"),
-    ):
-        if hooks.get(key):
-            text += f" Webhooks {words}: {', '.join(hooks[key])}."
-    for error in run.errors[-3:]:
-        text += f" {error['kind']}: {error['text']}"
-    return text

@@ -1,7 +1,7 @@
 """The sync history (/health/sync/), one run (/health/sync/<pk>/) and Sync now (POST /health/sync/now/). Sync now
-queues the shop's sync (health.tasks.queue_sync) for the window asked, when none of the shop is queued or
-running and the brand has not pressed it too often (API_THROTTLE_RATES["sync_now"]); the history shows it once
-it runs. The brand is chosen by health.pages.access.brand_page."""
+queues the shop's sync (attribution.platforms.sync.orchestration.queue_sync) for the window asked, when none of
+the shop is queued or running and the brand has not pressed it too often (API_THROTTLE_RATES["sync_now"]); the
+history shows it once it runs. The brand is chosen by health.pages.access.brand_page."""
 
 import math
 from urllib.parse import urlencode
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST, require_safe
 from attribution.http import throttles
 from attribution.models import SyncRun
 from attribution.platforms.sync import queued
-from health.alerts.sync.incidents import queue_sync
+from attribution.platforms.sync.orchestration import queue_sync
 from health.pages.access import brand_page
 
 from . import queries

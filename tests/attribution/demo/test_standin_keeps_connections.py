@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.management.commands.run_platform_standin import keep_service_credentials
-from attribution.platforms.standin.demo import OTHER_SHOP, OTHER_SITE, demo_world
+from attribution.management.demo.standin.demo import OTHER_SHOP, OTHER_SITE, demo_world
 from brands.models import PlatformConnection
 
 pytestmark = pytest.mark.django_db

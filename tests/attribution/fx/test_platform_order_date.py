@@ -3,10 +3,10 @@
 
 from decimal import Decimal
 
+from attribution.management.demo.standin.webhook_bodies import body_of
+from attribution.management.demo.standin.webhook_bodies.shopify import shopify_order
 from attribution.models import Commission
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
-from tests.attribution.platforms.payloads import body_of
-from tests.attribution.platforms.payloads.shopify import shopify_order
 from tests.factories import ClickFactory
 
 from .conftest import THURSDAY

@@ -6,10 +6,10 @@ from decimal import Decimal
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, signature
 from attribution.orders import event_brand
 from attribution.orders.lines import NO_LINES, OrderLine, OrderLines
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
-from tests.attribution.platforms.payloads import body_of, shopify_order, signature
 from tests.attribution.typed_orders import Decided, apart_from_lines, as_confirmed, sold
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def shop(prop):
 
 
 def confirmation_of(prop, **fields) -> dict:
-    """The order confirmation of Shopify's test order (tests.attribution.platforms.payloads.shopify_order)."""
+    """The order confirmation of Shopify's test order (attribution.management.demo.standin.webhook_bodies.shopify_order)."""
     return {
         "orderId": ORDER,
         "orderAmount": "59.90",

@@ -9,11 +9,11 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, signature
 from attribution.models import Commission, Order, PlatformDelivery
 from attribution.orders import store
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
-from tests.attribution.platforms.payloads import body_of, shopify_order, signature
 from tests.factories import ClickFactory
 
 ORDER = "5820398473216"

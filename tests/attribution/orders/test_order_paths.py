@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, signature
 from attribution.models import Commission, Order
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect
-from tests.attribution.platforms.payloads import body_of, shopify_order, signature
 from tests.factories import ClickFactory, DiscountCodeFactory
 
 ORDER = "5820398473216"

@@ -2,8 +2,8 @@
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, signature
 from brands.models import PlatformConnection
-from tests.attribution.platforms.payloads import body_of, signature
 
 SHOPIFY_SECRET = "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"
 WOO_SECRET = "wc_secret_Qm9vbXNoYWthbGFrYQ"

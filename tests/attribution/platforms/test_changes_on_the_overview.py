@@ -4,11 +4,11 @@ updates: a webhook-only brand sees its cancels and amount changes there too."""
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import shopify_order
 from attribution.models import Commission
 from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.keyed import caller_of
-from tests.attribution.platforms.payloads import shopify_order
 
 pytestmark = pytest.mark.django_db
 

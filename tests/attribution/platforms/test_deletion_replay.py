@@ -5,9 +5,9 @@ the id alone, cancels."""
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, woocommerce_order
 from attribution.models import Commission
 from health.log.models import OutcomeEvent
-from tests.attribution.platforms.payloads import body_of, woocommerce_order
 from tests.factories import ClickFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,13 +8,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from attribution.management.demo.standin.webhook_bodies import shopify_order, woocommerce_order
 from attribution.models import Order
 from attribution.orders.lines import NO_LINES, OrderLine
 from attribution.platforms import shopify, woocommerce
 from attribution.platforms.notice import Action, OrderNotice, PlatformOrder
 from brands.models import ProductCollections
 from health.log.models import OutcomeEvent
-from tests.attribution.platforms.payloads import shopify_order, woocommerce_order
 from tests.attribution.typed_orders import Decided
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ the answers never tell which shops are being onboarded (docs/threat-model.md, "T
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
 from brands.models import PlatformConnection
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, post_shopify
-from tests.attribution.platforms.payloads import body_of, shopify_order
 
 pytestmark = pytest.mark.django_db
 

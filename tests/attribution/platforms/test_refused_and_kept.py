@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, woocommerce_order
 from health.log.models import OutcomeEvent
-from tests.attribution.platforms.payloads import body_of, shopify_order, woocommerce_order
 
 pytestmark = pytest.mark.django_db
 

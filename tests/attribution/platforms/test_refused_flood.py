@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
 from attribution.models import PlatformDelivery
 from health.log.models import OutcomeEvent, RefusedDeliveryCount
 from health.log.retention import prune
 from tests import factories
-from tests.attribution.platforms.payloads import body_of, shopify_order
 
 pytestmark = pytest.mark.django_db
 

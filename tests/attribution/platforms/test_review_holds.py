@@ -8,9 +8,9 @@ import json
 import pytest
 
 from attribution.durability import spool
+from attribution.management.demo.standin.webhook_bodies import shopify_order, woocommerce_order
 from attribution.models import Commission, CommissionHold, Order, ReviewSettings
 from attribution.replay import replay_all
-from tests.attribution.platforms.payloads import shopify_order, woocommerce_order
 from tests.factories import ClickFactory, DiscountCodeFactory
 from tests.faults import failing_writes_to
 

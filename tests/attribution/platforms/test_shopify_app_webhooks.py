@@ -4,11 +4,11 @@ hash of their address in the outcome log; the shop's connection data), each kept
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, signature
 from brands.hosts import hash_email
 from brands.models import KnownShopper, PlatformConnection, PlatformPrivacyRequest
 from brands.privacy import REDACTED
 from health.log.models import OutcomeEvent
-from tests.attribution.platforms.payloads import body_of, signature
 
 APP_SECRET = "app-client-secret-for-tests"
 SHOP = "acme.myshopify.com"

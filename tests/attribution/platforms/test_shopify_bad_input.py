@@ -8,10 +8,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from attribution.management.demo.standin.webhook_bodies import shopify_order
 from attribution.models import Order, PlatformDelivery
 from health.log.models import OutcomeEvent, RefusedDeliveryCount
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET
-from tests.attribution.platforms.payloads import shopify_order
 from tests.attribution.platforms.shopify_rows import ORDER, URL, only_row, rows
 from tests.factories import BrandFactory, ClickFactory
 
@@ -44,7 +44,7 @@ def test_a_forged_signature_is_401_and_the_brand_s_log_says_the_secret_does_not_
 
 def test_a_body_altered_after_signing_is_refused(client, shop):
     signed = json.dumps(shopify_order()).encode()
-    from tests.attribution.platforms.payloads import signature
+    from attribution.management.demo.standin.webhook_bodies import signature
 
     response = client.generic(
         "POST",

@@ -7,11 +7,11 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from attribution.durability import spool
+from attribution.management.demo.standin.webhook_bodies import shopify_order
 from attribution.models import Commission, Order, PlatformDelivery
 from attribution.replay import REPLAYED, replay_all
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import SHOPIFY_SECRET
-from tests.attribution.platforms.payloads import shopify_order
 from tests.factories import ClickFactory
 from tests.faults import failing_writes_to
 

@@ -9,13 +9,13 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
 from attribution.platforms.shopify import SHOPIFY
 from brands.hosts import hash_email
 from brands.privacy import hashed
 from health.log.models import OutcomeEvent
 from tests.attribution.platforms.conftest import post_shopify
-from tests.attribution.platforms.payloads import body_of, shopify_order
 from tests.attribution.platforms.shopify_rows import ORDER, only_row, rows
 from tests.factories import ClickFactory, DiscountCodeFactory, KnownShopperFactory
 

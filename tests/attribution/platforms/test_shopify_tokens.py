@@ -11,7 +11,7 @@ from django.db import transaction
 from attribution.platforms.apis.errors import CredentialRevoked
 from attribution.platforms.apis.shopify import ShopifyAdmin
 from attribution.platforms.connect import shopify_tokens
-from attribution.platforms.connect.privacy import disconnect
+from attribution.platforms.connect.connections import disconnect
 from attribution.platforms.connect.shopify_tokens import ConnectionToken, admin_of, refresh
 from brands.models import PlatformConnection
 from health.alerts.descriptions import describe

@@ -5,11 +5,11 @@ the same connection delivered."""
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order, woocommerce_order
 from attribution.models import Commission
 from health.log.models import OutcomeEvent
 from tests.attribution.keyed import commission_for
 from tests.attribution.platforms.conftest import WOO_SECRET, connect
-from tests.attribution.platforms.payloads import body_of, shopify_order, woocommerce_order
 from tests.factories import ClickFactory, PropertyFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,9 +3,9 @@ refunds, and cancel it; its ping is answered so the webhook activates."""
 
 from decimal import Decimal
 
+from attribution.management.demo.standin.webhook_bodies import woocommerce_order
 from attribution.models import AmountChange, Commission, Order, PlatformDelivery
 from health.log.models import OutcomeEvent
-from tests.attribution.platforms.payloads import woocommerce_order
 from tests.factories import ClickFactory, DiscountCodeFactory
 
 URL = "/api/platforms/woocommerce"

@@ -4,11 +4,11 @@ connection by its X-WC-Webhook-Source. A site at the host's root is keyed by its
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import body_of, signature
 from attribution.models import Order
 from brands.hosts import site_key
 from brands.models import PlatformConnection
 from tests.attribution.platforms.conftest import WOO_SECRET, connect
-from tests.attribution.platforms.payloads import body_of, signature
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,11 @@ clears and the pages stop showing the hold as waiting (docs/review.md, "When the
 import pytest
 from django.utils import timezone
 
+from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
 from attribution.models import Commission, CommissionHold
 from health.alerts.review.facts import read_review_facts
 from tests.attribution.keyed import CANCEL, caller_of, fresh
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
-from tests.attribution.platforms.payloads import body_of, shopify_order
 from tests.attribution.review.helpers import held_commission
 
 pytestmark = pytest.mark.django_db

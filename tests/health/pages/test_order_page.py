@@ -137,8 +137,8 @@ def test_the_events_page_search_box_opens_the_order(alice_client, ordered, brand
 
 
 def test_an_order_seen_by_both_paths_says_so(api, client, alice, prop, creator):
+    from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
     from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
-    from tests.attribution.platforms.payloads import body_of, shopify_order
 
     connect(prop, platform="shopify", shop_domain=SHOP, secret=SHOPIFY_SECRET)
     click = factories.ClickFactory(property=prop, creator=creator)

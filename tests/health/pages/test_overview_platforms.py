@@ -12,8 +12,8 @@ URL = reverse("health:overview")
 def _both_paths(api, client, prop, creator):
     """Three orders of Acme's Shopify shop: one seen by the platform and the confirmation, one by the platform
     only, one by the confirmation only; and one delivery refused for its signature."""
+    from attribution.management.demo.standin.webhook_bodies import body_of, shopify_order
     from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, connect, post_shopify
-    from tests.attribution.platforms.payloads import body_of, shopify_order
 
     connect(prop, platform="shopify", shop_domain=SHOP, secret=SHOPIFY_SECRET)
 

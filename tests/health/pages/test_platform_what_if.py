@@ -7,12 +7,17 @@ from html import unescape
 
 import pytest
 
+from attribution.management.demo.standin.webhook_bodies import (
+    body_of,
+    shopify_order,
+    signature,
+    woocommerce_order,
+)
 from attribution.models import Commission, Order
 from brands.hosts import hash_email
 from health.log.models import OutcomeEvent
 from tests import factories
 from tests.attribution.platforms.conftest import SHOP, SHOPIFY_SECRET, WOO_SECRET, connect, post_shopify
-from tests.attribution.platforms.payloads import body_of, shopify_order, signature, woocommerce_order
 
 pytestmark = pytest.mark.django_db
 

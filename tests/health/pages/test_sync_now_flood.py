@@ -10,10 +10,9 @@ from django.utils import timezone
 from django_q.models import OrmQ
 
 from attribution.models import QueuedSync
-from attribution.platforms.sync import queued
+from attribution.platforms.sync import orchestration, queued
 from attribution.platforms.sync.runner import Synced
 from brands.models import PlatformConnection
-from health import tasks
 
 HISTORY = "/health/sync/"
 NOW = "/health/sync/now/"
@@ -71,12 +70,10 @@ def test_the_database_holds_one_queued_sync_per_shop(shop):
 def test_the_task_lets_go_of_the_shop_once_its_sync_has_finished(shop, monkeypatch, unfinished, held):
     now = timezone.now()
     queued.hold(shop, start=now - timedelta(days=1), end=now, now=now)
-    monkeypatch.setattr(
-        tasks.sync_incidents, "sync_and_report", lambda *a, **k: Synced(unfinished=unfinished)
-    )
-    monkeypatch.setattr(tasks.sync_incidents, "describe_synced", lambda synced: "")
+    monkeypatch.setattr(orchestration, "run_sync", lambda *a, **k: Synced(unfinished=unfinished))
+    monkeypatch.setattr(orchestration, "describe_synced", lambda synced: "")
 
-    tasks.sync_shop(shop.pk, "manual")
+    orchestration.sync_shop(shop.pk, "manual")
 
     assert QueuedSync.objects.exists() == held  # an unfinished run is carried on by a task of its own
 
@@ -88,10 +85,10 @@ def test_a_failed_task_lets_go_of_the_shop(shop, monkeypatch):
     def fails(*args, **kwargs):
         raise RuntimeError("the platform broke")
 
-    monkeypatch.setattr(tasks.sync_incidents, "sync_and_report", fails)
+    monkeypatch.setattr(orchestration, "run_sync", fails)
 
     with pytest.raises(RuntimeError):
-        tasks.sync_shop(shop.pk, "manual")
+        orchestration.sync_shop(shop.pk, "manual")
     assert not QueuedSync.objects.exists()
 
 

@@ -11,6 +11,7 @@ from django_q.conf import Conf
 from django_q.models import OrmQ
 
 from attribution.models import DailyCapture, SyncedOrder, SyncRun
+from attribution.platforms.sync import orchestration
 from brands.models import PlatformConnection
 
 HISTORY = "/health/sync/"
@@ -111,7 +112,7 @@ def test_sync_now_queues_the_shop_s_sync_for_the_window(alice_client, shop, bran
 
     assert answer.status_code == 302 and answer["Location"] == f"{HISTORY}?brand={brand.pk}"
     task = OrmQ.objects.get()
-    assert task.func() == "health.tasks.sync_shop"
+    assert task.func() == orchestration.TASK
     connection_id, trigger, start, end = task.args()
     assert (connection_id, trigger) == (shop.pk, "manual")
     assert (start[:10], end[:10]) == (since.isoformat(), today.isoformat())
@@ -127,7 +128,7 @@ def test_sync_now_queues_where_the_nightly_does(settings, runner, alice_client, 
     alice_client.post(f"{NOW}?brand={brand.pk}", {"connection": shop.pk, "since": today, "until": today})
 
     task = OrmQ.objects.get()
-    assert (task.key, task.func()) == (runner or Conf.CLUSTER_NAME, "health.tasks.sync_shop")
+    assert (task.key, task.func()) == (runner or Conf.CLUSTER_NAME, orchestration.TASK)
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from attribution.platforms.standin.order_data import shopify_order, woo_order
+from attribution.management.demo.standin.order_data import shopify_order, woo_order
+from attribution.management.demo.standin.webhook_bodies import body_of, signature
 from attribution.platforms.sync.shopify_orders import as_webhook_order
 from attribution.platforms.sync.webhooks import SHOPIFY_TOPICS, WOOCOMMERCE_TOPICS, receiver_url
 from brands.models import PlatformConnection
-from tests.attribution.platforms.payloads import body_of, signature
 from tests.platform_standin import CLIENT_SECRET
 
 SHOP = "acme-sync.myshopify.com"

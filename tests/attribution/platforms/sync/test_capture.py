@@ -6,9 +6,9 @@ that recovers none."""
 from datetime import timedelta
 
 from attribution.models import DailyCapture, SyncRun
+from attribution.platforms.sync.orchestration import run_sync
 from health.alerts.descriptions import describe
 from health.alerts.models import Incident
-from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import at, deliver_shopify, shopify_order, woo_order
 
@@ -33,7 +33,7 @@ def test_a_day_s_capture_by_path_and_the_incident_of_what_only_the_sync_brought(
     assert confirmed.status_code == 200, confirmed.json()
     shopify_shop.orders.extend(orders)
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     day = DailyCapture.objects.get(day=yesterday.date())
     assert (day.orders, day.by_webhook, day.by_confirmation, day.by_sync) == (7, 3, 1, 3)
@@ -48,7 +48,7 @@ def test_a_day_s_capture_by_path_and_the_incident_of_what_only_the_sync_brought(
     assert said.events_query["endpoint"] == "shopify_sync"
 
     # The next sync recovers nothing: the incident resolves, and the day's figures stand.
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     assert SyncRun.objects.latest("pk").recovered == 0
     incident.refresh_from_db()
@@ -67,7 +67,7 @@ def test_three_days_the_sync_brought_open_one_incident_of_the_shop_listing_them(
         for n in range(1, i + 2)
     )  # one order the first day, two the second, three the third; no webhook brought any
 
-    sync_and_report(
+    run_sync(
         shopify_shop.connection.pk,
         trigger="manual",
         since=days[0],
@@ -90,7 +90,7 @@ def test_three_days_the_sync_brought_open_one_incident_of_the_shop_listing_them(
 def test_a_woocommerce_shop_s_incident_speaks_of_woocommerce_only(woo_site, clock, yesterday):
     woo_site.orders.append(woo_order(1, placed_at=at(yesterday, 1), total="40.00"))
 
-    sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     said = describe(Incident.objects.get(rule="sync_recovered"))
     text = f"{said.title} {said.summary} {said.fix}"

@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from attribution.management.demo.standin.demo_orders import BLACKLISTED_CODE, CODE, add_demo_orders
 from attribution.models import Commission, SyncRun
-from attribution.platforms.standin.demo_orders import BLACKLISTED_CODE, CODE, add_demo_orders
 from attribution.platforms.sync.runner import sync_connection
 from tests.factories import DiscountCodeFactory
 

@@ -8,9 +8,9 @@ import pytest
 
 from attribution.models import Order, SyncRun
 from attribution.platforms.sync import woocommerce_orders
+from attribution.platforms.sync.orchestration import run_sync
 from attribution.platforms.sync.runner import sync_connection
 from health.alerts.models import Incident
-from health.alerts.sync.incidents import sync_and_report
 from health.log.models import OutcomeEvent
 from tests.outbound_double import Endless
 
@@ -30,7 +30,7 @@ def test_a_page_over_the_answer_cap_fails_the_run_with_its_reason(settings, outb
 
     woo_orders_answered_by(outbound_double, huge)
 
-    sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert run.status == "failed" and run.errors[-1]["kind"] == "platform"
@@ -70,7 +70,7 @@ def test_a_woocommerce_page_that_is_not_a_list_of_orders_fails_the_run_typed(
 ):
     woo_orders_answered_by(outbound_double, lambda request, page: answer())
 
-    synced = sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    synced = run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert synced.run.pk == run.pk and run.status == "failed" and run.finished_at is not None
@@ -95,7 +95,7 @@ def test_a_woocommerce_page_that_is_not_a_list_of_orders_fails_the_run_typed(
 def test_a_shopify_answer_of_another_shape_fails_the_run_typed(outbound_double, shopify_shop, clock, answer):
     shopify_orders_answered_by(outbound_double, lambda request, page: answer())
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert run.status == "failed" and run.errors[-1]["kind"] == "platform", run.errors
@@ -118,7 +118,7 @@ def test_an_unexpected_fault_still_ends_the_run_as_failed(monkeypatch, woo_site,
 
 def test_a_good_run_after_a_failed_one_resolves_its_incident(outbound_double, shopify_shop, clock, yesterday):
     shopify_orders_answered_by(outbound_double, lambda request, page: json_answer({"data": {}}))
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
     shopify_orders_answered_by(
         outbound_double,
         lambda request, page: shopify_page(
@@ -126,6 +126,6 @@ def test_a_good_run_after_a_failed_one_resolves_its_incident(outbound_double, sh
         ),
     )
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     assert Incident.objects.get(rule="sync_failed").resolved_at is not None

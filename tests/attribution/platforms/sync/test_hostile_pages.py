@@ -10,10 +10,10 @@ from attribution.models import SyncRun
 from attribution.platforms.apis.errors import UnreadableAnswer
 from attribution.platforms.apis.shopify import MAX_SUBSCRIPTION_PAGES, ShopifyAdmin
 from attribution.platforms.apis.woocommerce import MAX_WEBHOOK_PAGES
+from attribution.platforms.sync.orchestration import run_sync
 from attribution.platforms.sync.runner import sync_connection
 from attribution.platforms.sync.sources import source_for
 from health.alerts.models import Incident
-from health.alerts.sync.incidents import sync_and_report
 from tests.outbound_double import Trickle
 
 from .conftest import at, shopify_order, woo_order
@@ -42,7 +42,7 @@ def test_a_site_claiming_endless_pages_is_stopped_at_the_pages_of_a_run(
     settings.SYNC_MAX_PAGES_PER_RUN = 5
     asked = woo_orders_answered_by(outbound_double, _fresh_orders(yesterday))
 
-    synced = sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    synced = run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert (run.status, run.pages, len(asked)) == ("failed", 5, 5)
@@ -106,7 +106,7 @@ def test_a_page_sent_a_byte_every_five_seconds_fails_the_run_at_the_calls_deadli
     woo_orders_answered_by(outbound_double, trickling)
     began = outbound_double.clock()
 
-    sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert run.status == "failed" and run.errors[-1]["kind"] == "unavailable"

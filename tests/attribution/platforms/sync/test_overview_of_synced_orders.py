@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from attribution.models import Order
-from health.alerts.sync.incidents import sync_and_report
+from attribution.platforms.sync.orchestration import run_sync
 from tests.factories import DiscountCodeFactory, MembershipFactory, UserFactory
 
 from .conftest import at, shopify_order
@@ -35,7 +35,7 @@ def synced_only(shopify_shop, clock, brand, creator):
             shopify_order(3, placed_at=at(placed, 0), subtotal="40.00"),
         ]
     )
-    sync_and_report(
+    run_sync(
         shopify_shop.connection.pk, trigger="manual", since=placed - timedelta(hours=1), sleep=clock.sleep
     )
     assert Order.objects.filter(brand=brand, via_platform=True, via_api=False).count() == 3
@@ -87,7 +87,7 @@ def test_a_recovered_order_and_its_commission_count_on_the_day_it_was_placed(
     placed = (timezone.now() - timedelta(days=2)).replace(microsecond=0)
     shopify_shop.orders.append(shopify_order(1, placed_at=placed, subtotal="20.00", code="ANA10"))
 
-    sync_and_report(
+    run_sync(
         shopify_shop.connection.pk, trigger="manual", since=placed - timedelta(hours=1), sleep=clock.sleep
     )
 

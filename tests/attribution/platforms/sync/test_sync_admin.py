@@ -4,7 +4,7 @@ navigation."""
 
 import pytest
 
-from health.alerts.sync.incidents import sync_and_report
+from attribution.platforms.sync.orchestration import run_sync
 from tests.factories import MembershipFactory, UserFactory
 
 from .conftest import at, shopify_order
@@ -21,7 +21,7 @@ def manager(client):
 @pytest.fixture
 def synced(shopify_shop, clock, yesterday):
     shopify_shop.orders.extend(shopify_order(n, placed_at=at(yesterday, n), subtotal="20.00") for n in (1, 2))
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
     return shopify_shop.connection
 
 

@@ -6,14 +6,14 @@ from datetime import timedelta
 
 import pytest
 
+from attribution.management.demo.standin import shopify_routes
+from attribution.management.demo.standin.orders import requested_cost
 from attribution.models import Order, SyncRun
-from attribution.platforms.standin import shopify_routes
-from attribution.platforms.standin.orders import requested_cost
 from attribution.platforms.sync import shopify_orders, woocommerce_orders
+from attribution.platforms.sync.orchestration import run_sync
 from attribution.platforms.sync.runner import sync_connection
 from brands.models import PlatformConnection
 from health.alerts.models import Incident
-from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import SHOP, SITE, at, shopify_order, woo_order
 
@@ -141,7 +141,7 @@ def test_a_refused_credential_stops_the_sync_and_asks_to_connect_again(
     connection = (woo_site if site else shopify_shop).connection
     standin.revoke(SITE if site else SHOP)
 
-    synced = sync_and_report(connection.pk, trigger="nightly", sleep=clock.sleep)
+    synced = run_sync(connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = synced.run
     assert run.status == "failed" and run.errors[-1]["kind"] == "credential"
@@ -163,7 +163,7 @@ def test_a_refused_credential_stops_the_sync_and_asks_to_connect_again(
 def test_another_api_version_served_is_noted_and_alerted(standin, shopify_shop, clock, yesterday):
     shopify_shop.served_version = "2025-10"
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert run.served_version == "2025-10" and run.errors[-1]["kind"] == "api_version"

@@ -1,5 +1,6 @@
-"""health's ways to run the sync: `manage.py sync_orders` runs the sync in the foreground and prints what it found; the nightly task queues one
-task per shop that can be synced, and each shop's task syncs it and opens its incidents."""
+"""The ways to run the sync (attribution.platforms.sync.orchestration): `manage.py sync_orders` runs it in the
+foreground and prints what it found; the nightly task (health.tasks.sync_shops, its schedule's) queues one task
+per shop that can be synced, and each shop's task syncs it."""
 
 from datetime import timedelta
 from io import StringIO
@@ -10,7 +11,10 @@ from django.utils import timezone
 from django_q.models import OrmQ
 
 from attribution.models import SyncRun
+from attribution.platforms.sync import orchestration
+from attribution.platforms.sync.signals import sync_run_finished
 from health import tasks
+from health.alerts.models import Incident
 
 from .conftest import at, shopify_order
 
@@ -63,6 +67,34 @@ def test_a_failed_sync_fails_the_command(standin, shopify_shop, clock):
         _run("--connection", str(shopify_shop.connection.pk))
 
 
+def test_the_command_s_finished_run_opens_its_incidents_through_the_sync_s_signal(
+    standin, shopify_shop, clock
+):
+    """attribution imports nothing of health: the run announces itself (sync_run_finished), health opens."""
+    standin.revoke(shopify_shop.domain)
+
+    with pytest.raises(CommandError):
+        _run("--connection", str(shopify_shop.connection.pk))
+
+    assert list(Incident.objects.values_list("rule", flat=True)) == ["disconnected"]
+    assert SyncRun.objects.get().reported
+
+
+def test_the_sync_announces_a_finished_run_once(shopify_shop, clock):
+    heard = []
+
+    def hear(sender, *, run, now, **kwargs):
+        heard.append((sender, run.pk))
+
+    sync_run_finished.connect(hear)
+    try:
+        orchestration.run_sync(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep)
+    finally:
+        sync_run_finished.disconnect(hear)
+
+    assert heard == [(SyncRun, SyncRun.objects.get(status=SyncRun.Status.DONE).pk)]
+
+
 def test_the_nightly_task_queues_one_task_per_shop_that_can_be_synced(shopify_shop, woo_site):
     woo_site.connection.disconnected_at = timezone.now()
     woo_site.connection.save()
@@ -70,14 +102,14 @@ def test_the_nightly_task_queues_one_task_per_shop_that_can_be_synced(shopify_sh
     assert tasks.sync_shops() == "Queued the sync of 1 shops."
 
     queued = [task for task in OrmQ.objects.all()]
-    assert len(queued) == 1 and queued[0].func() == "health.tasks.sync_shop"
+    assert len(queued) == 1 and queued[0].func() == orchestration.TASK
     assert queued[0].args() == (shopify_shop.connection.pk, "nightly")
 
 
 def test_a_shop_s_task_syncs_it(shopify_shop, clock, yesterday):
     shopify_shop.orders.append(shopify_order(1, placed_at=at(yesterday, 1), subtotal="20.00"))
 
-    said = tasks.sync_shop(shopify_shop.connection.pk)
+    said = orchestration.sync_shop(shopify_shop.connection.pk)
 
     assert "1 recovered" in said
     assert SyncRun.objects.get().trigger == "nightly"

@@ -13,8 +13,7 @@ from django_q.conf import Conf
 from django_q.models import OrmQ
 
 from attribution.models import SyncRun
-from attribution.platforms.sync import runner, shopify_orders
-from health import tasks
+from attribution.platforms.sync import orchestration, runner, shopify_orders
 
 from .conftest import at, shopify_order
 
@@ -28,19 +27,17 @@ def _queued() -> list[tuple[str, str, tuple]]:
 def test_without_a_sync_runner_the_task_runner_takes_the_shops_syncs(settings, shopify_shop):
     settings.SYNC_TASK_CLUSTER = ""
 
-    tasks.sync_shops()
+    orchestration.queue_nightly()
 
-    assert _queued() == [
-        (Conf.CLUSTER_NAME, "health.tasks.sync_shop", (shopify_shop.connection.pk, "nightly"))
-    ]
+    assert _queued() == [(Conf.CLUSTER_NAME, orchestration.TASK, (shopify_shop.connection.pk, "nightly"))]
 
 
 def test_the_nightly_syncs_queue_for_the_sync_runner_named(settings, shopify_shop):
     settings.SYNC_TASK_CLUSTER = "sync"
 
-    tasks.sync_shops()
+    orchestration.queue_nightly()
 
-    assert _queued() == [("sync", "health.tasks.sync_shop", (shopify_shop.connection.pk, "nightly"))]
+    assert _queued() == [("sync", orchestration.TASK, (shopify_shop.connection.pk, "nightly"))]
 
 
 def test_a_run_with_pages_left_carries_on_on_the_sync_runner(
@@ -53,11 +50,11 @@ def test_a_run_with_pages_left_carries_on_on_the_sync_runner(
         shopify_order(n, placed_at=at(yesterday, n), subtotal="20.00") for n in range(1, 6)
     )
 
-    said = tasks.sync_shop(shopify_shop.connection.pk)
+    said = orchestration.sync_shop(shopify_shop.connection.pk)
 
     run = SyncRun.objects.get()
     assert run.status == SyncRun.Status.RUNNING and run.pages == 1 and "carried on" in said.lower()
-    assert _queued() == [("sync", "health.tasks.sync_shop", (shopify_shop.connection.pk, "nightly"))]
+    assert _queued() == [("sync", orchestration.TASK, (shopify_shop.connection.pk, "nightly"))]
 
 
 def test_the_sync_runner_starts_as_its_own_cluster_with_the_task_runner_s_settings():

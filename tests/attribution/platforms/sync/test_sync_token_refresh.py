@@ -3,10 +3,10 @@ and the run goes on; a refresh Shopify refuses stops the run, disconnects the sh
 says how to connect it again."""
 
 from attribution.models import SyncRun
+from attribution.platforms.sync.orchestration import run_sync
 from brands.models import PlatformConnection
 from health.alerts.descriptions import describe
 from health.alerts.models import Incident
-from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import SHOP, at, shopify_order
 
@@ -20,7 +20,7 @@ def test_a_token_refused_mid_run_is_renewed_once_and_the_run_goes_on(standin, sh
     connection = shopify_shop.connection
     shopify_shop.tokens.pop(connection.credential_plain())  # refused before its expiry
 
-    sync_and_report(connection.pk, trigger="command", sleep=clock.sleep)
+    run_sync(connection.pk, trigger="command", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert (run.status, run.orders_read) == ("done", 1)
@@ -32,7 +32,7 @@ def test_a_token_refused_mid_run_is_renewed_once_and_the_run_goes_on(standin, sh
 def test_a_refused_refresh_stops_the_run_and_opens_the_reconnect_incident(standin, shopify_shop, clock):
     standin.revoke(SHOP)
 
-    sync_and_report(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="command", sleep=clock.sleep)
 
     run = SyncRun.objects.get()
     assert run.status == "failed" and run.errors[0]["kind"] == "credential"

@@ -3,10 +3,10 @@ which and since when; a WooCommerce webhook disabled is re-enabled once, with an
 it is disabled again; a check that finds them whole resolves the incident."""
 
 from attribution.models import SyncRun
+from attribution.platforms.sync.orchestration import run_sync
 from attribution.platforms.sync.webhooks import receiver_url
 from health.alerts.descriptions import describe
 from health.alerts.models import Incident
-from health.alerts.sync.incidents import sync_and_report
 
 from .conftest import SHOP, SITE
 
@@ -17,10 +17,10 @@ def _topics(shop):
 
 def test_a_removed_subscription_is_re_created_and_an_incident_says_so(standin, shopify_shop, clock):
     whole = _topics(shopify_shop)
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)  # all there
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)  # all there
     standin.remove_subscription(SHOP, "ORDERS_PAID")
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     assert _topics(shopify_shop) == whole
     made = next(s for s in shopify_shop.subscriptions if s["topic"] == "ORDERS_PAID")
@@ -32,7 +32,7 @@ def test_a_removed_subscription_is_re_created_and_an_incident_says_so(standin, s
     assert "orders/paid" in said.summary and "re-created orders/paid" in said.summary
     assert "removed after" in said.summary  # since the last check that found it
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     incident.refresh_from_db()
     assert incident.resolved_at is not None
@@ -43,7 +43,7 @@ def test_a_typed_in_connection_s_webhooks_are_not_checked(standin, shopify_shop,
     shopify_shop.connection.save()
     standin.remove_subscription(SHOP, "ORDERS_PAID")
 
-    sync_and_report(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(shopify_shop.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     assert SyncRun.objects.get().webhooks == {}
     assert "ORDERS_PAID" not in _topics(shopify_shop)
@@ -52,7 +52,7 @@ def test_a_typed_in_connection_s_webhooks_are_not_checked(standin, shopify_shop,
 def test_a_disabled_woocommerce_webhook_is_re_enabled_once_with_an_incident(standin, woo_site, clock):
     standin.disable_webhook(SITE, "order.created")
 
-    sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     created = next(w for w in woo_site.webhooks if w["topic"] == "order.created")
     assert created["status"] == "active"
@@ -61,7 +61,7 @@ def test_a_disabled_woocommerce_webhook_is_re_enabled_once_with_an_incident(stan
 
     # Disabled again: its deliveries keep failing, so it is left disabled and the incident stays open.
     standin.disable_webhook(SITE, "order.created")
-    sync_and_report(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
+    run_sync(woo_site.connection.pk, trigger="nightly", sleep=clock.sleep)
 
     assert created["status"] == "disabled"
     run = SyncRun.objects.latest("pk")

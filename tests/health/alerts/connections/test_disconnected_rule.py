@@ -68,7 +68,7 @@ def test_it_resolves_once_reconnected_or_turned_off(connection, change):
 
 
 def test_uninstalling_the_app_opens_it(client, connection, settings):
-    from tests.attribution.platforms.payloads import body_of, signature
+    from attribution.management.demo.standin.webhook_bodies import body_of, signature
 
     settings.SHOPIFY_CLIENT_SECRET = "app-secret"
     body = body_of({"id": 1, "myshopify_domain": "acme.myshopify.com"})

@@ -9,8 +9,8 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import pytest
 from playwright.sync_api import expect
 
-from attribution.platforms.standin.app import make_app
-from attribution.platforms.standin.world import World
+from attribution.management.demo.standin.app import make_app
+from attribution.management.demo.standin.world import World
 from brands.models import PlatformConnection
 
 from .conftest import overflow

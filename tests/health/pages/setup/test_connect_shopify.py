@@ -12,7 +12,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.utils import timezone
 
-from attribution.platforms.standin.shopify_routes import oauth_hmac
+from attribution.management.demo.standin.shopify_routes import oauth_hmac
 from brands.models import PlatformConnection
 from tests.health.pages.setup.consent import back_to_service, consent, onward, visit_platform
 from tests.platform_standin import CLIENT_ID, CLIENT_SECRET
@@ -252,7 +252,7 @@ def test_the_setup_page_offers_both_connections(alice_client, brand, prop):
 def test_deliveries_signed_with_the_apps_secret_count_for_an_oauth_connection(
     alice_client, brand, prop, shop, client
 ):
-    from tests.attribution.platforms.payloads import signature
+    from attribution.management.demo.standin.webhook_bodies import signature
 
     consent(alice_client, start(alice_client, brand))
     body = b'{"id":5001,"name":"#5001","currency":"EUR","subtotal_price":"10.00","test":false}'
@@ -271,7 +271,7 @@ def test_deliveries_signed_with_the_apps_secret_count_for_an_oauth_connection(
 
 
 def test_the_apps_secret_does_not_sign_for_a_typed_in_connection(brand, prop, client, standin):
-    from tests.attribution.platforms.payloads import signature
+    from attribution.management.demo.standin.webhook_bodies import signature
 
     typed = PlatformConnection(brand=brand, property=prop, platform="shopify", shop_domain=SHOP)
     typed.set_secret("shpss_by_hand")

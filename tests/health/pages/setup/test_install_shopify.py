@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 from django.contrib.messages import get_messages
 
-from attribution.platforms.standin.shopify_routes import oauth_hmac
+from attribution.management.demo.standin.shopify_routes import oauth_hmac
 from brands.models import PlatformConnection
 from health.pages.setup import install
 from tests import factories

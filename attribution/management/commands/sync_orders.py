@@ -1,13 +1,13 @@
 """Sync shops' orders through their platforms' APIs in the foreground (attribution.platforms.sync), and print
-what each sync found."""
+what each sync found. A finished run's incidents are opened by health, which receives the sync's signal."""
 
 from datetime import UTC, datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
 from attribution.models import SyncRun
+from attribution.platforms.sync.orchestration import describe_synced, run_sync
 from brands.models import PlatformConnection
-from health.alerts.sync.incidents import describe_synced, sync_and_report
 
 
 class Command(BaseCommand):
@@ -44,7 +44,7 @@ class Command(BaseCommand):
             connections = [c for c in connections if c.can_sync()]
         failed = recovered = 0
         for each in connections:
-            synced = sync_and_report(
+            synced = run_sync(
                 each.pk, trigger=SyncRun.Trigger.COMMAND, since=since, until=until, seconds=float("inf")
             )
             self.stdout.write(f"{each.platform} {each.shop_domain}: {describe_synced(synced)}")

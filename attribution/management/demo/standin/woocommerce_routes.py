@@ -14,8 +14,9 @@ from urllib.parse import urlencode
 
 import httpx
 
-from ..apis.errors import PlatformAPIError
-from ..apis.http import check_url, platform_client
+from attribution.platforms.apis.errors import PlatformAPIError
+from attribution.platforms.apis.http import check_url, platform_client
+
 from . import orders
 from .messages import Answer, Request, json_answer, redirect
 

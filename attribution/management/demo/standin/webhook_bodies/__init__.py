@@ -1,13 +1,14 @@
 """Orders shaped like the platforms' real webhook bodies (shopify.py, woocommerce.py), and a body as a
-platform writes and signs it. Import them from the package."""
+platform writes and signs it: what the stand-in's platforms would deliver, for the tests and the bench's traffic.
+Import them from the package."""
 
 import base64
 import hashlib
 import hmac
 import json
 
-from tests.attribution.platforms.payloads.shopify import shopify_order
-from tests.attribution.platforms.payloads.woocommerce import woocommerce_order
+from .shopify import shopify_order
+from .woocommerce import woocommerce_order
 
 __all__ = ["body_of", "shopify_order", "signature", "woocommerce_order"]
 
