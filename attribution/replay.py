@@ -16,7 +16,7 @@ from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError
 
 from attribution.outcomes.endpoints import Endpoint
 from attribution.platforms.notice import OrderNotice
-from attribution.platforms.record import receive as receive_notice
+from attribution.platforms.recording import receive as receive_notice
 from brands.emails import EmailHash
 from brands.models import DeveloperKey
 from health.log.writer import FAULTS, EventRecord, record_resolution

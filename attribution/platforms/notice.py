@@ -8,7 +8,7 @@
   lists them.
 - `OrderNotice` and its `PlatformOrder`: what one verified delivery asks about one order, in no platform's
   shape. The receiver makes the delivery's notice; the platform's `read` returns it asking something
-  (`OrderNotice.asking`); the record (attribution.platforms.record) does what it asks. A notice is spooled as
+  (`OrderNotice.asking`); the recording (attribution.platforms.recording) does what it asks. A notice is spooled as
   JSON when the database is away, and the replay runs it again.
 - The helpers the platform modules read their orders with (JSON body, amounts, timestamps, flags, addresses),
   and the answers a notice gets whatever it asked (`result_of`, `answered_200`, `unreadable`).
@@ -306,7 +306,7 @@ def as_list(value) -> list:
 
 # What a notice is answered, whatever it asked: the result in the notice's brand, 200 for an order the service
 # cannot read (its retry would bring the same payload), the field rules' refusals worded in the platform's own
-# names for the fields. The record and following (attribution.platforms.record, following) both answer with these.
+# names for the fields. The recording and following (attribution.platforms.recording, following) both answer with these.
 
 
 def result_of(notice: OrderNotice, outcome: Outcome, text: str, *, order_id: str | None = None) -> Result:

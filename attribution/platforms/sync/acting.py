@@ -24,7 +24,7 @@ from brands.privacy import keep_platform_body
 from health.log.writer import FAULTS, Receipt
 
 from ..notice import Action, OrderNotice, Platform, PlatformOrder
-from ..record import receive
+from ..recording import receive
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The record of a storefront platform's delivery once verified and read into an `OrderNotice`: what it asks of
+"""Recording a storefront platform's delivery once verified and read into an `OrderNotice`: what it asks of
 the service, done through the same decision, outcome table and commission writers as the order, cancel and
 update events (docs/decisions.md, "Decision order of a platform's delivery").
 
