@@ -1,6 +1,6 @@
 """The receiver every storefront platform's webhook comes through, and its URLs: the shared mechanics (the raw
 body and its limit, the shop's connection, which secrets to try, the answer, the outcome row, the spool), running
-the hooks its platform's module declares (attribution.platforms.notice.Platform: the headers, the signature, the
+the hooks its platform's module declares (attribution.platforms.platform.Platform: the headers, the signature, the
 delivery id, the topics, the order read into an attribution.platforms.notice.OrderNotice).
 
 One receiver per registered platform (attribution.platforms.registry), at /api/platforms/<name> and reversed as
@@ -52,7 +52,8 @@ from health.log.writer import (
 )
 
 from .claims import signed_by_a_waiting_claim
-from .notice import Action, OrderNotice, Platform, loads_order
+from .notice import Action, OrderNotice, loads_order
+from .platform import Platform
 from .recording import receive, recorded_as_change
 
 logger = logging.getLogger(__name__)
