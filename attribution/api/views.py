@@ -15,8 +15,8 @@ from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution import changes, selectors
-from attribution.api import schema
+from attribution import changes
+from attribution.api import reads, schema
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import faults
 from attribution.http import throttles
@@ -316,7 +316,7 @@ class OrderReadView(KeyRequired, APIView):
         found = (
             None  # no order can hold what no database can store (%00)
             if holds_unstorable_text(order_id)
-            else selectors.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
+            else reads.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
         )
         if found is None:
             return Response(
