@@ -15,12 +15,12 @@ from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution import changes
 from attribution.api import reads, schema
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import faults
 from attribution.http import throttles
 from attribution.http.access import AlwaysJSON, KeyRequired
+from attribution.orders import changes
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.event_brand import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
