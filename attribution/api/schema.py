@@ -14,12 +14,12 @@ from attribution.contract.serializers import (
     CancellationSerializer,
     OrderConfirmationSerializer,
     OrderReadSerializer,
+    ReviewSerializer,
 )
 from attribution.http.answers import KEYED, REQUEST_ID, RETRY_AFTER, answer
 from attribution.models import Rule
 from attribution.orders.trace import StepKind, StepResult
 from attribution.outcomes import OUTCOMES, Outcome
-from attribution.review.decision_fields import ReviewSerializer
 
 EVENTS = "Order events"
 READ_API = "Read API"
