@@ -111,7 +111,7 @@ PHASES = [
     ("deliveries", "    the order read (read)", "attribution.platforms.shopify:Shopify.read"),
     ("deliveries", "      its lines (lines_of)", "attribution.platforms.shopify:lines_of"),
     ("deliveries", "      the notice asked (asking)", "attribution.platforms.notice:OrderNotice.asking"),
-    ("deliveries", "    record.receive", "attribution.platforms.receiver:receive"),
+    ("deliveries", "    recording.receive", "attribution.platforms.receiver:receive"),
     ("deliveries", "      delivery id (_first_copy)", "attribution.platforms.recording:_first_copy"),
     ("deliveries", "      the typed order", "attribution.platforms.recording:typed_order"),
     ("deliveries", "        code pick", "attribution.platforms.recording:_pick_code"),
