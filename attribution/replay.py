@@ -16,14 +16,14 @@ from django.db import DatabaseError, DataError, IntegrityError, ProgrammingError
 
 from attribution.outcomes.endpoints import Endpoint
 from attribution.platforms.notice import OrderNotice
-from attribution.platforms.record import receive as receive_notice
+from attribution.platforms.recording import receive as receive_notice
 from brands.emails import EmailHash
 from brands.models import DeveloperKey
 from health.log.writer import FAULTS, EventRecord, record_resolution
 
-from . import changes
 from .durability import spool
 from .models import AmountChange, CommissionStateChange, DeadLetter, Order, SpoolReplay
+from .orders import changes
 from .orders.confirmation import confirm_order
 from .outcomes import Outcome, Result, say
 from .parsing import FieldError, loads_strict, parse_bool, parse_order_id

@@ -8,7 +8,7 @@ this list; nothing here imports upward.
 
 A platform told here has a `name`, a `title`, a `shop_domain_problem(domain) -> str` (what is wrong with a
 shop's domain for it, empty when nothing is) and a `shop_key(value)` (how its shops are keyed: the host, or for
-WooCommerce the site's host and path): attribution.platforms.notice.Platform.
+WooCommerce the site's host and path): attribution.platforms.platform.Platform.
 """
 
 import re

@@ -39,7 +39,7 @@ class BrandInfo:
     storefront_handles_orders: bool
     reporting_currency: str = "USD"  # its commissions are converted into it (attribution.fx)
     # Its platforms' sync keeps its products' collections (brands.models.ProductCollections): only then does
-    # a platform's order read them, in one query (attribution.platforms.record).
+    # a platform's order read them, in one query (attribution.platforms.recording).
     keeps_collections: bool = False
     # Its commission plan's versions, newest first: (version, effective_from). Empty: the brand has stored
     # none, and its rates above are its version 1. The documents are read once per process and version

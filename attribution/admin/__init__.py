@@ -4,7 +4,7 @@ adjustments), `replays` (dead letters and spool backlogs), `fx` (the currency ra
 share.
 
 Orders, commissions, statements and adjustments are read-only here: they change only through the services
-(attribution.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write
+(attribution.orders.changes, attribution.billing, Commission.move_to), so their history stays complete. The one write
 is the "Mark paid" action of statements, for users with the pay_statement permission; and `review` (issue 38):
 review settings, and the release and reject actions on held commissions' holds; `connections` (issue 47): how each
 shop was connected, a pasted Admin API token, the platforms' privacy requests; `syncs` (issue 57): the shops' sync

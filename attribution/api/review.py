@@ -1,6 +1,6 @@
 """POST /api/Affiliates/review (issue 38; docs/review.md): a brand that reviews held commissions in its own
 tools releases or rejects one with its developer key. Built as cancel is: a small view on the shared keyed
-base (attribution.api.views), the contract in attribution.review.decision_fields, the service in
+base (attribution.api.views), the contract in attribution.contract.serializers.review, the service in
 attribution.review.decisions, the answers in attribution.outcomes, the schema in attribution.api.schema."""
 
 from drf_spectacular.utils import extend_schema

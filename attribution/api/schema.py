@@ -14,12 +14,12 @@ from attribution.contract.serializers import (
     CancellationSerializer,
     OrderConfirmationSerializer,
     OrderReadSerializer,
+    ReviewSerializer,
 )
 from attribution.http.answers import KEYED, REQUEST_ID, RETRY_AFTER, answer
 from attribution.models import Rule
-from attribution.orders.trace import Signal, StepResult
+from attribution.orders.trace import StepKind, StepResult
 from attribution.outcomes import OUTCOMES, Outcome
-from attribution.review.decision_fields import ReviewSerializer
 
 EVENTS = "Order events"
 READ_API = "Read API"
@@ -316,7 +316,7 @@ ORDER_READ = dict(
                                     "type": "object",
                                     "required": ["signal", "result", "detail"],
                                     "properties": {
-                                        "signal": {"type": "string", "enum": [str(s) for s in Signal]},
+                                        "signal": {"type": "string", "enum": [str(s) for s in StepKind]},
                                         "result": {
                                             "type": "string",
                                             "enum": [str(r) for r in StepResult] + list(Rule.values),

@@ -15,12 +15,12 @@ from rest_framework.request import Empty
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from attribution import changes, selectors
-from attribution.api import schema
+from attribution.api import reads, schema
 from attribution.contract.serializers import OrderReadSerializer
 from attribution.durability import faults
 from attribution.http import throttles
 from attribution.http.access import AlwaysJSON, KeyRequired
+from attribution.orders import changes
 from attribution.orders.confirmation import confirm_order
 from attribution.orders.event_brand import brand_id_of_order_event
 from attribution.outcomes import Outcome, Result, envelope, say
@@ -316,7 +316,7 @@ class OrderReadView(KeyRequired, APIView):
         found = (
             None  # no order can hold what no database can store (%00)
             if holds_unstorable_text(order_id)
-            else selectors.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
+            else reads.order_for_reconciliation(brand_id=key.brand_id, order_id=order_id, is_test=is_test)
         )
         if found is None:
             return Response(

@@ -38,7 +38,7 @@ class PlatformDelivery(models.Model):
         verbose_name_plural = "platform deliveries"
         constraints = [
             # Decides redeliveries, race-safe: the second of two concurrent copies of one delivery waits on
-            # this key and is then refused (attribution.platforms.record). Unverified rows never take an id.
+            # this key and is then refused (attribution.platforms.recording). Unverified rows never take an id.
             models.UniqueConstraint(
                 fields=["brand", "connection", "delivery_id"],
                 condition=models.Q(verified=True),

@@ -40,7 +40,7 @@ class DeadLetter(models.Model):
     key_prefix = models.CharField(max_length=16, blank=True, default="")
     key_hash = models.CharField(max_length=128, blank=True, default="")
     record = models.JSONField(null=True, blank=True)  # an outcome log row, for a RECORD entry
-    # A storefront platform's delivery as the service read it once verified (attribution.platforms.record):
+    # A storefront platform's delivery as the service read it once verified (attribution.platforms.recording):
     # replayed from this, since the body kept has no signature to verify again.
     event = models.JSONField(null=True, blank=True)
     # An order confirmation's address was at a throwaway domain (attribution.durability.spool.SpooledEntry).

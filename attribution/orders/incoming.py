@@ -3,7 +3,7 @@ takes as it is. No database here.
 
 - the order confirmation API: its serializer's clean values (attribution.orders.confirmation.read_confirmation);
 - a storefront platform's delivery and its sync: the platform's read order, its code and click picked
-  (attribution.platforms.record);
+  (attribution.platforms.recording);
 - an order book's row the service never received (attribution.reconciliation.applying).
 
 Each knows the order's brand and property in its own way: the API from the host the body names, a platform

@@ -39,7 +39,7 @@ class Via:
     platform: str  # "Shopify", "WooCommerce": as the trace and the answers name it
     changed_at: datetime | None = None
     # The delivery's row to claim with a new order in one statement, outside any transaction (PostgreSQL;
-    # attribution.platforms.record): write_order raises NotFirst instead of joining when the order is there.
+    # attribution.platforms.recording): write_order raises NotFirst instead of joining when the order is there.
     claim: dict | None = None
     # A step to put first in the order's trace: the platform's sync brought it (attribution.platforms.sync).
     first_step: dict | None = None

@@ -102,7 +102,7 @@ _FROM_ORDER = {
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
 _EVENT = Columns(OutcomeEvent, "e_")
-# A platform's delivery id, claimed with the order it brings (attribution.platforms.record's one-statement path).
+# A platform's delivery id, claimed with the order it brings (attribution.platforms.recording's one-statement path).
 _DELIVERY = Columns(
     PlatformDelivery,
     "p_",

@@ -1,5 +1,6 @@
-"""The trace of an order confirmation's decision: every signal the decision consulted, in the order it
-consulted them, each with its result and a sentence of facts (docs/decisions.md, "The decision's trace").
+"""The trace of an order confirmation's decision: its steps in the order it took them (every signal it consulted,
+and the other steps of the order's path: a join, a hold, the sync, the lines, the plan), each with its kind, its
+result and a sentence of facts (docs/decisions.md, "The decision's trace").
 
 It is written by attribution.orders.decision while the decision is taken and stored with the order, so
 support reads the decision as it was, not one rebuilt after codes, clicks and creators changed. A signal
@@ -12,7 +13,10 @@ from datetime import timedelta
 from enum import StrEnum
 
 
-class Signal(StrEnum):
+class StepKind(StrEnum):
+    """What a step of the trace is about: a signal the decision weighed (click, code, shopper), or another
+    step of the order's path. Stored as each step's "signal" key (the read API's), so these strings stay."""
+
     CLICK = "click"
     CODE = "code"
     SHOPPER = "shopper"
@@ -56,9 +60,9 @@ class StepResult(StrEnum):
     PRICED = "priced"
 
 
-# What each signal can answer, in the docs' order (docs/api.md, "The decision's trace").
+# What each kind of step can answer, in the docs' order (docs/api.md, "The decision's trace").
 RESULTS = {
-    Signal.CLICK: (
+    StepKind.CLICK: (
         StepResult.ATTRIBUTED,
         StepResult.CLICK_NOT_FOUND,
         StepResult.CROSS_BRAND_CLICK,
@@ -66,34 +70,34 @@ RESULTS = {
         StepResult.EXPIRED_CLICK,
         StepResult.BANNED_USER,
     ),
-    Signal.CODE: (
+    StepKind.CODE: (
         StepResult.ATTRIBUTED,
         StepResult.UNREGISTERED_CODE,
         StepResult.BLACKLISTED_CODE,
         StepResult.BANNED_USER,
     ),
-    Signal.SHOPPER: (StepResult.ATTRIBUTED, StepResult.NOT_KNOWN),
-    Signal.JOIN: (StepResult.JOINED,),
-    Signal.SYNC: (StepResult.RECOVERED,),
-    Signal.LINES: (StepResult.IGNORED,),
-    Signal.PLAN: (StepResult.PRICED,),
+    StepKind.SHOPPER: (StepResult.ATTRIBUTED, StepResult.NOT_KNOWN),
+    StepKind.JOIN: (StepResult.JOINED,),
+    StepKind.SYNC: (StepResult.RECOVERED,),
+    StepKind.LINES: (StepResult.IGNORED,),
+    StepKind.PLAN: (StepResult.PRICED,),
 }
 
-SIGNAL_LABELS = {
-    Signal.CLICK: "Creator link click",
-    Signal.CODE: "Discount code",
-    Signal.SHOPPER: "Known shopper",
-    Signal.JOIN: "Platform order and order confirmation",
-    Signal.REVIEW: "Review rule: commission held",
-    Signal.SYNC: "Recovered by the platform's sync",
-    Signal.LINES: "The order's lines",
-    Signal.PLAN: "Commission plan",
+KIND_LABELS = {
+    StepKind.CLICK: "Creator link click",
+    StepKind.CODE: "Discount code",
+    StepKind.SHOPPER: "Known shopper",
+    StepKind.JOIN: "Platform order and order confirmation",
+    StepKind.REVIEW: "Review rule: commission held",
+    StepKind.SYNC: "Recovered by the platform's sync",
+    StepKind.LINES: "The order's lines",
+    StepKind.PLAN: "Commission plan",
 }
 
 
-def step(signal: Signal, result: StepResult, detail: str) -> dict:
+def step(kind: StepKind, result: StepResult, detail: str) -> dict:
     """One entry of a trace, as stored and as the read API shows it."""
-    return {"signal": str(signal), "result": str(result), "detail": detail}
+    return {"signal": str(kind), "result": str(result), "detail": detail}
 
 
 def age(elapsed: timedelta) -> str:
@@ -112,19 +116,19 @@ def age(elapsed: timedelta) -> str:
 
 def click_attributed(click_id: str, creator: str, elapsed: timedelta, window_days: int) -> dict:
     return step(
-        Signal.CLICK,
+        StepKind.CLICK,
         StepResult.ATTRIBUTED,
         f"click {click_id} on {creator}'s link, {age(elapsed)} before the order; the window is {window_days} days",
     )
 
 
 def click_not_found(click_id: str) -> dict:
-    return step(Signal.CLICK, StepResult.CLICK_NOT_FOUND, f"no click of any brand has the id {click_id}")
+    return step(StepKind.CLICK, StepResult.CLICK_NOT_FOUND, f"no click of any brand has the id {click_id}")
 
 
 def cross_brand_click(click_id: str) -> dict:
     return step(
-        Signal.CLICK,
+        StepKind.CLICK,
         StepResult.CROSS_BRAND_CLICK,
         f"click {click_id} was made on another brand's creator link",
     )
@@ -132,7 +136,7 @@ def cross_brand_click(click_id: str) -> dict:
 
 def property_mismatch(click_id: str, click_host: str, order_host: str) -> dict:
     return step(
-        Signal.CLICK,
+        StepKind.CLICK,
         StepResult.PROPERTY_MISMATCH,
         f"click {click_id} was made for {click_host or 'another property'}; the order came from {order_host or 'an unknown host'}",
     )
@@ -140,7 +144,7 @@ def property_mismatch(click_id: str, click_host: str, order_host: str) -> dict:
 
 def expired_click(click_id: str, elapsed: timedelta, window_days: int) -> dict:
     return step(
-        Signal.CLICK,
+        StepKind.CLICK,
         StepResult.EXPIRED_CLICK,
         f"click {click_id} was made {age(elapsed)} before the order; the window is {window_days} days",
     )
@@ -148,40 +152,40 @@ def expired_click(click_id: str, elapsed: timedelta, window_days: int) -> dict:
 
 def click_banned(click_id: str, creator: str) -> dict:
     return step(
-        Signal.CLICK,
+        StepKind.CLICK,
         StepResult.BANNED_USER,
         f"click {click_id} is on the link of {creator}, an inactive creator",
     )
 
 
 def code_attributed(code: str, creator: str) -> dict:
-    return step(Signal.CODE, StepResult.ATTRIBUTED, f"code {code} belongs to {creator}")
+    return step(StepKind.CODE, StepResult.ATTRIBUTED, f"code {code} belongs to {creator}")
 
 
 def unregistered_code(code: str) -> dict:
-    return step(Signal.CODE, StepResult.UNREGISTERED_CODE, f"code {code} is not registered for this brand")
+    return step(StepKind.CODE, StepResult.UNREGISTERED_CODE, f"code {code} is not registered for this brand")
 
 
 def blacklisted_code(code: str) -> dict:
-    return step(Signal.CODE, StepResult.BLACKLISTED_CODE, f"code {code} is blacklisted: it credits no one")
+    return step(StepKind.CODE, StepResult.BLACKLISTED_CODE, f"code {code} is blacklisted: it credits no one")
 
 
 def code_banned(code: str, has_creator: bool) -> dict:
     detail = (
         f"code {code} belongs to an inactive creator" if has_creator else f"code {code} belongs to no creator"
     )
-    return step(Signal.CODE, StepResult.BANNED_USER, detail)
+    return step(StepKind.CODE, StepResult.BANNED_USER, detail)
 
 
 def shopper_attributed(creator: str) -> dict:
     return step(
-        Signal.SHOPPER, StepResult.ATTRIBUTED, f"the shopper's email is known as a customer of {creator}"
+        StepKind.SHOPPER, StepResult.ATTRIBUTED, f"the shopper's email is known as a customer of {creator}"
     )
 
 
 def shopper_not_known() -> dict:
     return step(
-        Signal.SHOPPER,
+        StepKind.SHOPPER,
         StepResult.NOT_KNOWN,
         "the shopper's email is not known for any active creator of the brand",
     )
@@ -196,12 +200,12 @@ def joined(*, platform: str, first: str, taken: list[str]) -> dict:
             "; taken from the order confirmation, which the platform's order did not carry: "
             + ", ".join(taken)
         )
-    return step(Signal.JOIN, StepResult.JOINED, detail)
+    return step(StepKind.JOIN, StepResult.JOINED, detail)
 
 
 def lines_ignored(problem: str) -> dict:
     return step(
-        Signal.LINES,
+        StepKind.LINES,
         StepResult.IGNORED,
         f"The order's lines could not be read ({problem}); the order was judged on its amount alone.",
     )
@@ -215,7 +219,7 @@ def plan_priced(calculation: dict) -> dict:
         for line in lines
     )
     return step(
-        Signal.PLAN,
+        StepKind.PLAN,
         StepResult.PRICED,
         f"plan version {calculation['plan_version']}: {taken}; {calculation['total']} {calculation['currency']}",
     )
@@ -258,7 +262,7 @@ def readable(trace: list[dict]) -> list[dict]:
     return [
         {
             **entry,
-            "signal_label": SIGNAL_LABELS.get(entry.get("signal"), entry.get("signal", "")),
+            "signal_label": KIND_LABELS.get(entry.get("signal"), entry.get("signal", "")),
             "result_label": RESULT_LABELS.get(entry.get("result"), entry.get("result", "")),
             "won": index == won,
         }

@@ -130,7 +130,7 @@ BY_ENDPOINT: dict[tuple[Outcome, str], dict[str, str]] = {
 
 
 # On each storefront platform's endpoints an unusable order is answered 200, not 400 (a retry would bring the
-# same payload), with these words; a platform may add its own (attribution.platforms.notice.Platform, `words`).
+# same payload), with these words; a platform may add its own (attribution.platforms.platform.Platform, `words`).
 PLATFORM_WORDS: dict[Outcome, dict[str, str]] = {
     Outcome.SHOPIFY_HANDOFF: {"label": "Order recorded from the platform, not attributed"},
     Outcome.INVALID_PARAMS: {

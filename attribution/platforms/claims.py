@@ -6,7 +6,7 @@ onboarded (docs/threat-model.md, "The platforms' webhooks")."""
 from brands.resolution import pending_connections
 from brands.sealing import UnreadableSecret
 
-from .notice import Platform
+from .platform import Platform
 
 
 def signed_by_a_waiting_claim(platform: Platform, request, body: bytes, shop: str, *, now) -> bool:

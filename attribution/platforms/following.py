@@ -1,13 +1,13 @@
 """Following an order a platform's notice changes: its counted amount (through the update service) or its
-cancel (through the cancel service, attribution.changes), an older version of the order being ignored.
+cancel (through the cancel service, attribution.orders.changes), an older version of the order being ignored.
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from attribution import changes
 from attribution.models import Commission, CommissionHold, Order, PlatformDelivery
 from attribution.money import order_total
+from attribution.orders import changes
 from attribution.outcomes import Outcome, Result, say
 from attribution.parsing import FieldError, parse_amount, parse_currency, parse_order_id
 from health.log.writer import FAULTS, Receipt
@@ -17,7 +17,7 @@ from .notice import OrderNotice, answered_200, refused, result_of, unreadable
 
 @dataclass(frozen=True)
 class _ConnectionKey:
-    """The connection acts for its brand as a developer key does in cancel and update (attribution.changes)."""
+    """The connection acts for its brand as a developer key does in cancel and update (attribution.orders.changes)."""
 
     brand_id: int
     brand_is_active: bool = True

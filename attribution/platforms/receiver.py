@@ -1,6 +1,6 @@
 """The receiver every storefront platform's webhook comes through, and its URLs: the shared mechanics (the raw
 body and its limit, the shop's connection, which secrets to try, the answer, the outcome row, the spool), running
-the hooks its platform's module declares (attribution.platforms.notice.Platform: the headers, the signature, the
+the hooks its platform's module declares (attribution.platforms.platform.Platform: the headers, the signature, the
 delivery id, the topics, the order read into an attribution.platforms.notice.OrderNotice).
 
 One receiver per registered platform (attribution.platforms.registry), at /api/platforms/<name> and reversed as
@@ -11,7 +11,7 @@ The decision order of a delivery (docs/decisions.md, "Decision order of a platfo
 body over the limit (413) → no approved connection for the shop (401 unknown_shop; a claim waiting for approval
 is named to a delivery signed with its secret) → signature missing or wrong
 (401 invalid_signature) → connection disabled or brand inactive (200 connection_disabled) → then, in one
-transaction (attribution.platforms.record): a redelivery (200 redelivery), a topic or status with nothing to do
+transaction (attribution.platforms.recording): a redelivery (200 redelivery), a topic or status with nothing to do
 (200 ignored), an order the service cannot read (200, its outcome), the order recorded or followed.
 
 Nothing is trusted before the signature is: a refused delivery creates nothing but its outcome row, which
@@ -52,8 +52,9 @@ from health.log.writer import (
 )
 
 from .claims import signed_by_a_waiting_claim
-from .notice import Action, OrderNotice, Platform, loads_order
-from .record import receive, recorded_as_change
+from .notice import Action, OrderNotice, loads_order
+from .platform import Platform
+from .recording import receive, recorded_as_change
 
 logger = logging.getLogger(__name__)
 
@@ -207,7 +208,7 @@ class Receiver(View):
     def _kept_for_later(self, request, receipt: Receipt, notice: OrderNotice, result: Result) -> HttpResponse:
         """A fault on our side: keep the notice in the spool and answer 200, or 503 when it could not be kept
         (the platform retries then)."""
-        # Its endpoint is the receiver's, or its change endpoint (attribution.platforms.record.recorded_as_change).
+        # Its endpoint is the receiver's, or its change endpoint (attribution.platforms.recording.recorded_as_change).
         event = receipt.event(result)
         kept = faults.spool_and_record(
             event,

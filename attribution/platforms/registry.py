@@ -13,7 +13,7 @@ from attribution.outcomes import endpoints
 from brands import known_platforms
 
 from . import shopify, woocommerce
-from .notice import Platform
+from .platform import Platform
 
 # The outcome log's endpoint holds 24 characters: "<name>_change" must fit (so does the connection's column).
 MAX_NAME_LENGTH = 24 - len("_change")

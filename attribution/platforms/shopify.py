@@ -1,4 +1,4 @@
-"""Shopify as a storefront platform (attribution.platforms.notice.Platform): its order webhooks (Settings →
+"""Shopify as a storefront platform (attribution.platforms.platform.Platform): its order webhooks (Settings →
 Notifications → Webhooks, format JSON; or an app's subscriptions): POST /api/platforms/shopify, signed with
 X-Shopify-Hmac-Sha256 (base64 HMAC-SHA256 of the raw body, checked here: `Shopify.signature`), the shop named
 by X-Shopify-Shop-Domain, each delivery by X-Shopify-Webhook-Id (the same on every retry).
@@ -34,9 +34,7 @@ from brands.privacy import hashed
 from .notice import (
     Action,
     OrderNotice,
-    Platform,
     PlatformOrder,
-    SetupRequest,
     amount_of,
     as_list,
     body_digest,
@@ -44,6 +42,7 @@ from .notice import (
     flag,
     moment,
 )
+from .platform import Platform, SetupRequest
 
 TOPICS = {
     "orders/create": Action.RECORD,

@@ -1,4 +1,4 @@
-"""WooCommerce as a storefront platform (attribution.platforms.notice.Platform): its order webhooks
+"""WooCommerce as a storefront platform (attribution.platforms.platform.Platform): its order webhooks
 (WooCommerce → Settings → Advanced → Webhooks, API version WP REST v3): POST /api/platforms/woocommerce, signed
 with X-WC-Webhook-Signature (base64 HMAC-SHA256 of the raw body with the webhook's secret, checked here:
 `WooCommerce.signature`), the site named by X-WC-Webhook-Source, the topic by X-WC-Webhook-Topic.
@@ -41,15 +41,14 @@ from brands.privacy import hashed
 from .notice import (
     Action,
     OrderNotice,
-    Platform,
     PlatformOrder,
-    SetupRequest,
     amount_of,
     as_list,
     body_digest,
     email_kept,
     moment,
 )
+from .platform import Platform, SetupRequest
 
 CLICK_META_KEYS = frozenset(
     {CLICK_ID_NAME, f"_{CLICK_ID_NAME}"}

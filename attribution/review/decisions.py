@@ -17,9 +17,9 @@ from config.lib.sql import Row
 from health.log.models import OutcomeEvent
 from health.log.writer import Receipt, row_values
 
+from ..contract.serializers import ReviewSerializer
 from ..models import Commission, CommissionHold, CommissionStateChange
 from ..outcomes import Outcome, Result, say
-from .decision_fields import ReviewSerializer
 
 logger = logging.getLogger(__name__)
 

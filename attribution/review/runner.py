@@ -11,7 +11,7 @@ from .rules import click_reuse, code_leak, disposable_email, refund_rate, self_r
 
 RULES = (self_referral, disposable_email, code_leak, refund_rate, click_reuse)
 
-SIGNAL = "review"  # the trace's signal of a hold (attribution.orders.trace)
+STEP_KIND = "review"  # the kind of a hold's step in the trace (attribution.orders.trace.StepKind)
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Case:
 
 def step(rule: str, detail: str) -> dict:
     """One hold in the order's trace: {signal: "review", result: <rule>, detail}."""
-    return {"signal": SIGNAL, "result": str(rule), "detail": detail}
+    return {"signal": STEP_KIND, "result": str(rule), "detail": detail}
 
 
 def review(case: Case) -> list[dict]:
@@ -53,7 +53,7 @@ def review(case: Case) -> list[dict]:
 
 def holds_in(trace: list[dict]) -> list[dict]:
     """The review steps of a stored trace."""
-    return [entry for entry in trace if entry.get("signal") == SIGNAL]
+    return [entry for entry in trace if entry.get("signal") == STEP_KIND]
 
 
 def review_decision(*, brand_id: int, fields, decision, at: datetime) -> list[dict]:

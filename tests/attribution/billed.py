@@ -5,8 +5,8 @@ through the services at a chosen time."""
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-from attribution import changes
 from attribution.models import Commission
+from attribution.orders import changes
 from tests import factories
 
 OCT_10 = datetime(2026, 10, 10, 9, 0, tzinfo=UTC)

@@ -1,5 +1,5 @@
 """The request of each endpoint as a DRF serializer: one definition that validates it and documents it, one module
-per endpoint (order_confirmation, cancellation, amount_update, order_read) on the field rules (fields, items) and
+per endpoint (order_confirmation, cancellation, amount_update, order_read, review) on the field rules (fields, items) and
 the request base (requests).
 
 Each field holds one field rule of attribution.parsing (its `parse`) and the JSON Schema of exactly what
@@ -32,6 +32,7 @@ from .items import ItemsField
 from .order_confirmation import OrderConfirmationSerializer
 from .order_read import OrderReadSerializer
 from .requests import Checked, RequestSerializer
+from .review import ReviewSerializer
 
 __all__ = [
     "AmountField",
@@ -50,6 +51,7 @@ __all__ = [
     "OrderReadSerializer",
     "PathTextField",
     "RequestSerializer",
+    "ReviewSerializer",
     "RuleField",
     "TimestampField",
 ]

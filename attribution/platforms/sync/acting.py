@@ -23,8 +23,9 @@ from brands.models import PlatformConnection
 from brands.privacy import keep_platform_body
 from health.log.writer import FAULTS, Receipt
 
-from ..notice import Action, OrderNotice, Platform, PlatformOrder
-from ..record import receive
+from ..notice import Action, OrderNotice, PlatformOrder
+from ..platform import Platform
+from ..recording import receive
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The collections of the products a sync's page names (issue 56): Shopify's collection handles, WooCommerce's
 category slugs. An order's line items do not carry them, so the sync reads each product's once and keeps them
 (brands.models.ProductCollections), read again when a day old; a webhook's lines then use what is kept
-(attribution.platforms.record). Read before the page's orders are recorded, so theirs use them too.
+(attribution.platforms.recording). Read before the page's orders are recorded, so theirs use them too.
 
 A product read fails quietly: its collections stay as kept (or none), and the orders are recorded as ever.
 """

@@ -12,7 +12,7 @@ from brands.models import PlatformConnection
 from ..apis import shopify as shopify_api
 from ..apis.woocommerce import WooCommerceREST
 from ..connect import shopify_tokens
-from ..notice import Platform
+from ..platform import Platform
 from ..shopify import SHOPIFY
 from ..woocommerce import WOOCOMMERCE
 from . import runs, shopify_orders, webhooks, woocommerce_orders

@@ -18,7 +18,7 @@ from attribution.models import (
 )
 from attribution.orders.whatif import decide_again
 from attribution.outcomes.endpoints import ORDER_ENDPOINTS, Endpoint
-from attribution.platforms.record import decide_again as platform_decide_again
+from attribution.platforms.recording import decide_again as platform_decide_again
 from brands.models import Brand, PlatformConnection
 from health.log.models import OutcomeEvent
 from health.pages.events.queries import LIST_FIELDS

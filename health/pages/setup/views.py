@@ -120,7 +120,7 @@ def connections_of(request, brand: Brand) -> list[dict]:
 
 
 def platform_steps(request) -> list[dict]:
-    """Each registered platform's step-by-step text (attribution.platforms.notice.Platform, `setup_steps`), its
+    """Each registered platform's step-by-step text (attribution.platforms.platform.Platform, `setup_steps`), its
     receiver's address filled in."""
     shown = []
     for platform in registry.platforms():
@@ -136,7 +136,7 @@ def either(titles: list[str]) -> str:
 
 
 def signed_test_curl(request, connection: PlatformConnection) -> str:
-    """A shell snippet that signs the connection's platform's test order (attribution.platforms.notice.Platform,
+    """A shell snippet that signs the connection's platform's test order (attribution.platforms.platform.Platform,
     `test_request`) with the secret the brand pastes into it, and sends it to this connection."""
     url = request.build_absolute_uri(reverse(f"platforms:{connection.platform}"))
     platform = registry.platform_named(connection.platform)

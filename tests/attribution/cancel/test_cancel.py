@@ -149,7 +149,7 @@ def test_it_answers_handler_error_when_processing_fails_unexpectedly(client, ali
     def broken(**kwargs):
         raise RuntimeError("lookup exploded")
 
-    monkeypatch.setattr("attribution.changes._read", broken)
+    monkeypatch.setattr("attribution.orders.changes._read", broken)
 
     response = client.post(CANCEL, {"order_id": "A-1"}, content_type="application/json", **alice.headers)
 

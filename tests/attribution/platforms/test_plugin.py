@@ -19,7 +19,8 @@ from attribution.models import Commission, Order, PlatformDelivery
 from attribution.outcomes import endpoints
 from attribution.platforms import registry
 from attribution.platforms import urls as platform_urls
-from attribution.platforms.notice import Action, OrderNotice, Platform, PlatformOrder, SetupRequest, moment
+from attribution.platforms.notice import Action, OrderNotice, PlatformOrder, moment
+from attribution.platforms.platform import Platform, SetupRequest
 from brands.models import PlatformConnection
 from health.log.models import OutcomeEvent
 from health.pages.setup.views import signed_test_curl

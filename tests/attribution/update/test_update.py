@@ -286,7 +286,7 @@ def test_it_answers_handler_error_when_processing_fails_unexpectedly(client, ali
     def broken(*args, **kwargs):
         raise RuntimeError("rounding exploded")
 
-    monkeypatch.setattr("attribution.changes.reprice", broken)
+    monkeypatch.setattr("attribution.orders.changes.reprice", broken)
 
     response = update(client, alice, {"order_id": "A-1", "new_order_amount": "20", "currency": "USD"})
 

@@ -28,10 +28,10 @@ revenue 780.
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from attribution import changes
 from attribution.billing.writers import lock_due_commissions, month_of, pay_statement
 from attribution.models import Commission, CommissionHold, Statement
 from attribution.money import commission_amount
+from attribution.orders import changes
 from attribution.review import decisions
 from tests import factories
 

@@ -193,7 +193,7 @@ def test_the_overview_shows_the_capture_per_day_and_path(alice_client, shop, bra
 
 
 def test_an_order_the_sync_brought_says_so_on_its_page(alice_client, shop, brand, prop):
-    from attribution.orders.trace import Signal, StepResult, step
+    from attribution.orders.trace import StepKind, StepResult, step
     from health.log.models import OutcomeEvent
     from tests.factories import OrderFactory
 
@@ -205,7 +205,7 @@ def test_an_order_the_sync_brought_says_so_on_its_page(alice_client, shop, brand
         outcome="no_attribution",
         trace=[
             step(
-                Signal.SYNC,
+                StepKind.SYNC,
                 StepResult.RECOVERED,
                 "Brought by the Shopify sync of acme-sync.myshopify.com (run 1)",
             )

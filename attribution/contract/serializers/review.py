@@ -1,9 +1,11 @@
-"""POST /api/Affiliates/review's fields, as field rules (attribution.contract.serializers): the contract the decision
-service runs (`check()`) and the OpenAPI schema documents."""
+"""POST /api/Affiliates/review's fields (docs/api.md): the contract the review's decision service
+(attribution.review.decisions) runs (`check()`) and the OpenAPI schema documents."""
 
 from attribution import parsing
 from attribution.contract import examples
-from attribution.contract.serializers import FlagField, OrderIdField, RequestSerializer, RuleField
+
+from .fields import FlagField, OrderIdField, RuleField
+from .requests import RequestSerializer
 
 DECISIONS = ("release", "reject")
 

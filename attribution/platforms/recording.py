@@ -1,4 +1,4 @@
-"""The record of a storefront platform's delivery once verified and read into an `OrderNotice`: what it asks of
+"""Recording a storefront platform's delivery once verified and read into an `OrderNotice`: what it asks of
 the service, done through the same decision, outcome table and commission writers as the order, cancel and
 update events (docs/decisions.md, "Decision order of a platform's delivery").
 
@@ -27,7 +27,7 @@ from attribution.orders.confirmation import confirm
 from attribution.orders.incoming import IncomingOrder
 from attribution.orders.lines import OrderLines
 from attribution.orders.lookups import Lookups
-from attribution.orders.trace import Signal, StepResult, step
+from attribution.orders.trace import StepKind, StepResult, step
 from attribution.orders.whatif import decide_order_again
 from attribution.outcomes import Outcome, Result, say
 from attribution.outcomes.endpoints import CHANGE_ENDPOINT
@@ -329,7 +329,7 @@ def record_order(
             notice.platform,
             order.changed_at,
             claim=_claim(notice, received_at) if claim else None,
-            first_step=step(Signal.SYNC, StepResult.RECOVERED, notice.synced) if notice.synced else None,
+            first_step=step(StepKind.SYNC, StepResult.RECOVERED, notice.synced) if notice.synced else None,
         ),
     )
     if not result.recorded:

@@ -1,12 +1,12 @@
 """Reads behind the read API (GET /api/Affiliates/orders/<order_id>): what a brand's order and its
 commission look like from outside (docs/api.md, "Read API")."""
 
-from .fx.conversion import locked
-from .models import Commission, Order
-from .money import money, plain
-from .plans.shown import calculation as plan_calculation
-from .review import holds as review_holds
-from .review.runner import holds_in
+from attribution.fx.conversion import locked
+from attribution.models import Commission, Order
+from attribution.money import money, plain
+from attribution.plans.shown import calculation as plan_calculation
+from attribution.review import holds as review_holds
+from attribution.review.runner import holds_in
 
 State = Commission.State
 

@@ -19,12 +19,12 @@ from config.lib.sql import Row, SelectStatement
 from health.log.models import OutcomeEvent
 from health.log.writer import Receipt, record, row_values
 
-from .billing import writers
-from .contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
-from .models import Adjustment, Commission, CommissionHold, CommissionStateChange, Order
-from .money import money, order_total
-from .outcomes import Outcome, Result, say
-from .plans.repricing import reprice
+from ..billing import writers
+from ..contract.serializers import AmountUpdateSerializer, CancellationSerializer, RequestSerializer
+from ..models import Adjustment, Commission, CommissionHold, CommissionStateChange, Order
+from ..money import money, order_total
+from ..outcomes import Outcome, Result, say
+from ..plans.repricing import reprice
 
 logger = logging.getLogger(__name__)
 
