@@ -51,13 +51,14 @@ def seen_by(person, viewer):
 
 
 @register.simple_block_tag
-def data_table(content, table_id="", *, classes="stack", card=True):
+def data_table(content, table_id="", *, classes="stack", card=True, label=""):
     """{% data_table "id" %}<thead>…</tbody>{% enddata_table %}: a table of the pages' data in the markup they
     all share (health/_data_table.html): stacked on a phone (`classes`), scrolled sideways rather than wider
-    than its card, in a flush card of its own unless `card` is False (in a card with a heading already)."""
+    than its card, in a flush card of its own unless `card` is False (in a card with a heading already);
+    `label` names it to a screen reader when no heading does."""
     return render_to_string(
         "health/_data_table.html",
-        {"content": content, "table_id": table_id, "classes": classes, "card": card},
+        {"content": content, "table_id": table_id, "classes": classes, "card": card, "label": label},
     )
 
 

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_safe
 
 from attribution.fx.sentences import rates_used
 from health.pages.access import brand_page
+from health.pages.creators import by_rule
 from health.pages.creators import creator_queries as her
 from health.pages.creators import table as creator_table
 from health.pages.creators.chart import day_charts
@@ -124,12 +125,14 @@ def _above_brand(rate: float | None, brand_rate: float | None) -> bool:
 @brand_page
 def export(request, chosen):
     _, period, namespace = _choices(request)
-    table = read_table(chosen.brand, period, is_test=namespace == "test")
-    response = StreamingHttpResponse(
-        creator_table.csv_lines(table, period, namespace=namespace), content_type="text/csv; charset=utf-8"
-    )
+    if request.GET.get("by") == "rule":  # a line per creator, currency and plan rule (docs/plans.md)
+        lines, kind = by_rule.csv_lines(chosen.brand, period, namespace=namespace), "creators-by-rule"
+    else:
+        table = read_table(chosen.brand, period, is_test=namespace == "test")
+        lines, kind = creator_table.csv_lines(table, period, namespace=namespace), "creators"
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     name = (
-        f"creators-{slugify(chosen.brand.name) or chosen.brand.pk}-{namespace}-"
+        f"{kind}-{slugify(chosen.brand.name) or chosen.brand.pk}-{namespace}-"
         f"{period.first_day:%Y%m%d}-{period.last_day:%Y%m%d}.csv"
     )
     response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -4,6 +4,7 @@ any brand's (health.pages.access). A change is typed as the plan's JSON document
 version; Simulate prices an order without recording it."""
 
 import json
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -16,7 +17,11 @@ from attribution.plans import versions
 from attribution.plans.document import Refused
 from brands.models import Creator
 from health.pages.access import brand_page
+from health.pages.plans import sentences
 from health.pages.plans.simulate import Unreadable, simulate
+
+# Version 1 stored beside a brand's first saved plan starts at the epoch: it applied from the start.
+ALWAYS = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @require_http_methods(["GET", "POST"])
@@ -24,11 +29,20 @@ from health.pages.plans.simulate import Unreadable, simulate
 def plan_page(request, chosen):
     brand = chosen.brand
     shown = versions.current(brand)
+    plan = shown["plan"]
+    currency = plan.get("currency", "")
     context = {
         **chosen.context,
         "shown": shown,
-        "rules": shown["plan"].get("rules", []),
-        "document": json.dumps(shown["plan"], indent=2),
+        "since": _moment(shown["effective_from"]),
+        "versions": [
+            {**v, "effective_from": _moment(v["effective_from"]), "created_at": _moment(v["created_at"])}
+            for v in shown["versions"]
+        ],
+        "default_pays": sentences.pays(plan.get("default") or {}, currency=currency, per_line=False),
+        "rules": sentences.rules(plan, names=sentences.creator_names(brand, plan)),
+        "terms": sentences.terms(plan),
+        "document": json.dumps(plan, indent=2),
         "creators": list(
             Creator.objects.filter(brand=brand, is_active=True).order_by("name").only("id", "name")
         ),
@@ -36,12 +50,13 @@ def plan_page(request, chosen):
         "preview": None,
         "error": "",
         "form": {},
+        "items": "",  # the Simulate form's Items box: empty until she types some
     }
     status = 200
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "simulate":
-            context["form"] = request.POST
+            context["form"], context["items"] = request.POST, request.POST.get("items", "")
             try:
                 context["simulated"] = simulate(
                     brand=brand, document=shown["plan"], version=shown["version"], data=request.POST
@@ -72,3 +87,9 @@ def plan_page(request, chosen):
             except Refused as refusal:
                 context["error"], status = f"{refusal} — nothing was saved.", 400
     return render(request, "health/plan.html", context, status=status)
+
+
+def _moment(text: str | None) -> datetime | None:
+    """A version's ISO time as the page's date filter reads it (in the reader's zone); None for "always"."""
+    moment = datetime.fromisoformat(text) if text else None
+    return None if moment is None or moment <= ALWAYS else moment

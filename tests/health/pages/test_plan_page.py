@@ -9,7 +9,7 @@ from html import unescape
 import pytest
 
 from attribution.models import Commission
-from brands.models import PlanVersion
+from brands.models import PlanVersion, UserSettings
 from tests import factories
 from tests.attribution.keyed import commission_for
 
@@ -33,7 +33,51 @@ def test_alice_sees_her_brands_rates_as_version_1(alice_client, brand):
     assert response.status_code == 200
     text = text_of(response)
     assert "Version 1" in text
-    assert "Default: 10.00 %" in text
+    assert "Default 10.00 %, on what no rule takes" in text
+    assert "1. Returning customers returning customers" not in text  # Acme has no returning rate
+
+
+def test_the_rules_read_as_sentences_and_the_dates_in_her_zone(client, alice, brand):
+    UserSettings.objects.create(user=alice, time_zone="America/New_York")
+    client.force_login(alice)
+    sam = factories.CreatorFactory(brand=brand, name="Sam Second")
+    plan = {
+        **PLAN,
+        "rules": [
+            *PLAN["rules"],
+            {"name": "Sam's rate", "when": {"creators": [sam.pk], "customer": "returning"}, "flat": "2"},
+        ],
+        "cap_per_order": "50",
+        "effective_from": "2026-01-01T00:00:00Z",
+    }
+    client.post(PAGE, {"action": "save", "document": json.dumps(plan)})
+
+    text = text_of(client.get(PAGE))
+
+    assert "1. Belts SKU BELT-01 (line by line) 15 %" in text
+    assert f"2. Sam's rate creator Sam Second (#{sam.pk}) and returning customers 2.00 USD per order" in text
+    assert "Cap per order 50.00 USD" in text
+    assert "since 2025-12-31 19:00 EST" in text
+    assert "2 in effect 2025-12-31 19:00" in text
+    assert "1 always" in text
+    assert "{'skus'" not in text
+
+
+def test_the_items_box_is_empty_until_she_types_items(alice_client, brand):
+    response = alice_client.get(PAGE)
+
+    box = re.search(r'<textarea id="sim-items"[^>]*>(.*?)</textarea>', response.content.decode(), re.S)
+    assert box.group(1) == ""
+
+
+def test_a_simulation_keeps_the_items_she_typed(alice_client, brand):
+    items = '[{"sku": "HAT", "amount": "30.00"}]'
+
+    response = alice_client.post(PAGE, {"action": "simulate", "amount": "30", "items": items})
+
+    box = re.search(r'<textarea id="sim-items"[^>]*>(.*?)</textarea>', response.content.decode(), re.S)
+    assert unescape(box.group(1)) == items
+    assert "HAT × 1 Default 30.00 10.00 % 3.00" in text_of(response)
 
 
 def test_a_preview_shows_what_unpaid_commissions_would_change_and_saves_nothing(alice_client, brand):
