@@ -32,6 +32,8 @@ class Columns:
     group_by: int | None = None  # Shopify: Name, which every line-item row of an order repeats
     # Shopify: each row's line item (issue 56), as (Lineitem quantity, price, sku, discount); None without them.
     line_items: tuple | None = None
+    # Shopify: the order's Subtotal, Shipping, Taxes and Total (books/taxes.py); None without all four.
+    order_figures: tuple | None = None
     order_id_name: str = ""
     amount_name: str = ""
     # Each field of FIELDS that is read, with the header it is read from; the fields the brand mapped.
@@ -239,6 +241,7 @@ def _shopify_columns(
     line_items = None
     if quantity is not None and price is not None:
         line_items = (quantity, price, own("lineitem sku"), own("lineitem discount"))
+    figures = tuple(index.get(name) for name in ("subtotal", "shipping", "taxes", "total"))
     if notes is not None:
         headers["click_id"] = header[notes].strip()
     return Columns(
@@ -256,6 +259,7 @@ def _shopify_columns(
         refunded=own("refunded amount"),
         group_by=index["name"],
         line_items=line_items,
+        order_figures=figures if None not in figures else None,
         order_id_name=header[found["order_id"]].strip() if "order_id" in mapped else first.title(),
         amount_name=header[found["amount"]].strip() if "amount" in mapped else amount_name.title(),
         headers=headers,

@@ -36,6 +36,7 @@ from .cells import click_of_notes, first_code, read_amount, read_flag, read_time
 from .columns import Columns, columns_named, detect
 from .errors import BookError
 from .statuses import read_status
+from .taxes import with_taxes
 
 MAX_ROWS = 200_000
 # A line (its end included) and a row at most: a real export's order fits in a few KB and a few hundred
@@ -70,6 +71,9 @@ class BookOrder:
     lines: OrderLines = NO_LINES  # Shopify: its line items, one a row (issue 56)
     line_items: list = field(default_factory=list, repr=False)  # read so far
     lines_problem: str = field(default="", repr=False)  # why its line items cannot be read
+    figures: tuple = field(
+        default=(None, None, None, None), repr=False
+    )  # Shopify: Subtotal, Shipping, Taxes, Total
 
 
 @dataclass
@@ -163,6 +167,12 @@ class Book:
         except LineProblem as problem:
             order.lines_problem = str(problem)
 
+    def _figure(self, row: list[str], index: int) -> Decimal | None:
+        try:
+            return read_amount(_cell(row, index), decimal_mark=self.decimal_mark, allow_zero=True)
+        except FieldError:
+            return None
+
     def _order(self, row: list[str], line: int) -> BookOrder:
         c = self.columns
         order = BookOrder(line=line)
@@ -187,6 +197,8 @@ class Book:
             order.amount = read_amount(_cell(row, c.amount), decimal_mark=self.decimal_mark)
         except FieldError as exc:
             problems.append(f"{c.amount_name} {exc}")
+        if c.order_figures is not None:
+            order.figures = tuple(self._figure(row, i) for i in c.order_figures)
         try:
             order.currency = self._currency(_cell(row, c.currency))
         except FieldError as exc:
@@ -248,7 +260,7 @@ def _with_lines(order: BookOrder, columns: Columns) -> BookOrder:
     if order.lines_problem:
         order.lines = OrderLines(ignored=order.lines_problem)
     elif order.line_items:
-        order.lines = OrderLines(lines=tuple(order.line_items))
+        order.lines = with_taxes(tuple(order.line_items), order.figures)
     return order
 
 

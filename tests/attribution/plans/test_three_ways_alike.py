@@ -195,22 +195,16 @@ def by_book(request, order: dict) -> Commission:
 
 
 WAYS = {"webhook": by_webhook, "sync": by_sync, "book": by_book}
-BOOK_TAX = pytest.mark.xfail(
-    strict=True,
-    reason="Shopify's export has no line's tax (only the order's Taxes) and no taxes_included: a book of a shop "
-    "whose prices include tax leaves the tax in its lines' base",
-)
 
 
 @pytest.mark.parametrize(
     ("way", "included"),
     [
-        pytest.param(way, included, id=f"{way}-{'tax-included' if included else 'tax-excluded'}",
-                     marks=BOOK_TAX if (way, included) == ("book", True) else ())
+        pytest.param(way, included, id=f"{way}-{'tax-included' if included else 'tax-excluded'}")
         for included in (False, True)
         for way in WAYS
     ],
-)  # fmt: skip
+)
 def test_the_same_order_is_priced_alike_by_each_way_in(request, brand, creator, way, included):
     versions.save(brand=brand, document=PLAN, at=timezone.now(), created_by="test")
     DiscountCodeFactory(brand=brand, creator=creator, code="ANA10")
@@ -229,7 +223,8 @@ def test_the_same_order_is_priced_alike_by_each_way_in(request, brand, creator, 
 
 def kept_lines(order: dict, expected: dict, way: str) -> list[dict]:
     """The calculation's lines whole: the same from the webhook and the sync; a book's line items carry no
-    product, variant, vendor or tax (the export's Lineitem columns read are sku, price, quantity, discount)."""
+    product, variant or vendor (the export's Lineitem columns read are sku, price, quantity, discount), and their
+    tax is the order's Taxes spread over its lines and shipping (attribution.reconciliation.books.taxes)."""
     book = way == "book"
     return [
         {
@@ -241,7 +236,7 @@ def kept_lines(order: dict, expected: dict, way: str) -> list[dict]:
             "quantity": quantity,
             "gross": gross,
             "discount": discount,
-            "tax": "0" if book else str(Decimal(line["tax"]).normalize()),
+            "tax": str(Decimal(line["tax"]).normalize()),
             "rule": rule,
             "base": base,
             "percent": percent,
