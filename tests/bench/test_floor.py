@@ -111,7 +111,9 @@ def test_the_floor_stores_an_order_as_the_project_does(floor_ready, api, brand, 
         Commission.objects.filter(order__order_id=i).values().first() for i in (project_id, floor_id)
     ]
     if commissions[0] is not None:
-        ignored = ("id", "order_id", "created_at", "updated_at")
+        # The floor keeps no commission plan's calculation (a JSON the project writes with every commission,
+        # issue 56): the yardstick is lighter by it, so the project's ratio against it errs on the safe side.
+        ignored = ("id", "order_id", "created_at", "updated_at", "calculation")
         assert _without(commissions[1], *ignored) == _without(commissions[0], *ignored)
     else:
         assert commissions[1] is None
@@ -146,7 +148,7 @@ def test_the_floor_changes_a_commission_as_the_project_does(floor_ready, api, br
         answer["outcome"],
         answer["success"],
     )
-    ignored = ("id", "order_id", "created_at", "updated_at", "cancelled_at")
+    ignored = ("id", "order_id", "created_at", "updated_at", "cancelled_at", "calculation")  # as above
     rows = [_row(Commission, pk=orders[name].pk) for name in ("C0", "C1")]
     assert _without(rows[1], *ignored) == _without(rows[0], *ignored)
     assert (rows[1]["cancelled_at"] is None) == (rows[0]["cancelled_at"] is None)
