@@ -230,6 +230,17 @@ TEXTS: dict[str, str] = {
     "connect.not_json": "The body must be JSON.",
     "connect.keys_waiting": "The keys of {site} were checked; they wait for the brand's confirmation.",
     "connect.method": "Send POST.",
+    # The key handover's refusals (attribution.platforms.connect.woocommerce_keys).
+    "connect.handover_unknown": (
+        "This key handover was not started by this service, was used already or is too old: start it again "
+        "from the setup page."
+    ),
+    "connect.keys_expected": "Expected a JSON object with {fields}.",
+    "connect.keys_rights": "The keys were asked with {scope} rights, not {given}.",
+    "connect.keys_unread": "The keys could not read the site's orders: {problem}",
+    "connect.other_site": "The site answers as {home}, not {site}: nothing was connected.",
+    "connect.webhooks_refused": "The site refused the service's webhooks: {problem}",
+    "connect.nothing_waiting": "No keys of this handover wait to be confirmed: start it again.",
     # the read API
     "read.test_flag": "test must be true or false.",
     "read.brand_inactive": "The brand of this developer key is inactive.",

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from attribution.outcomes import say
 from brands.hosts import normalize_host, site_key
 from brands.models import Brand, KeyHandover, PlatformConnection, Property
 
@@ -74,10 +75,7 @@ def _take(handover_id: str) -> KeyHandover:
         called_at=now
     )
     if not taken:
-        raise ConnectRefused(
-            "This key handover was not started by this service, was used already or is too old: start it "
-            "again from the setup page."
-        )
+        raise ConnectRefused(say("connect.handover_unknown"))
     return KeyHandover.objects.select_related("property__brand").get(handover_id=handover_id)
 
 
@@ -102,11 +100,11 @@ def accept_keys(body: dict) -> KeyHandover:
     if not isinstance(body, dict) or any(
         not isinstance(body.get(name), str) or not body[name] for name in fields
     ):
-        raise ConnectRefused(f"Expected a JSON object with {', '.join(fields)}.")
+        raise ConnectRefused(say("connect.keys_expected", fields=", ".join(fields)))
     handover = _take(body["user_id"])
     site, scope = handover.site_url, handover.scope
     if body["key_permissions"] != scope:
-        raise ConnectRefused(f"The keys were asked with {scope} rights, not {body['key_permissions'][:20]}.")
+        raise ConnectRefused(say("connect.keys_rights", scope=scope, given=body["key_permissions"][:20]))
     woo = WooCommerceREST(site, body["consumer_key"], body["consumer_secret"], sleep=no_retry)
     with checking():  # one deadline over every call to the site, each answer capped (site_check)
         secret, info = _check_keys(woo, site, scope)
@@ -128,12 +126,10 @@ def _check_keys(woo: WooCommerceREST, site: str, scope: str) -> tuple[str, dict]
         woo.get("/wp-json/wc/v3/orders", {"per_page": 1})
         info = woo.site_info()
     except PlatformAPIError as exc:
-        raise ConnectRefused(f"The keys could not read the site's orders: {said(exc)}") from exc
+        raise ConnectRefused(say("connect.keys_unread", problem=said(exc))) from exc
     home = str(info.get("home") or "")
     if not same_site(home, site):
-        raise ConnectRefused(
-            f"The site answers as {home or 'no address'}, not {site}: nothing was connected."
-        )
+        raise ConnectRefused(say("connect.other_site", home=home or "no address", site=site))
     secret = secrets.token_urlsafe(32) if scope == "read_write" else ""
     if secret:
         # If the webhooks cannot be made, nothing is kept and the callback fails, so WooCommerce deletes the
@@ -141,7 +137,7 @@ def _check_keys(woo: WooCommerceREST, site: str, scope: str) -> tuple[str, dict]
         try:
             make_webhooks(woo, secret)
         except PlatformAPIError as exc:
-            raise ConnectRefused(f"The site refused the service's webhooks: {said(exc)}") from exc
+            raise ConnectRefused(say("connect.webhooks_refused", problem=said(exc))) from exc
     return secret, info
 
 
@@ -165,7 +161,7 @@ def confirm(*, brand: Brand, handover_id: str) -> PlatformConnection:
             pk=handover.pk, confirmed_at__isnull=True
         ).update(confirmed_at=timezone.now(), credential="", secret="")
         if not confirmed:
-            raise ConnectRefused("No keys of this handover wait to be confirmed: start it again.")
+            raise ConnectRefused(say("connect.nothing_waiting"))
         proved = Proved(
             platform="woocommerce",
             shop_domain=site_key(handover.site_url),
