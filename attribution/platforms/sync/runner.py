@@ -75,12 +75,14 @@ def sync_connection(
     synced = Synced(run=run, resumed=started.resumed)
     budget = SECONDS if seconds is None else seconds
     began = time.monotonic()
-    source = source_for(connection, run, sleep=sleep)
-    actor = PageActor(run=run, connection=connection, platform=source.platform, shape=source.shape)
     pace = Pace(ratio=settings.SYNC_PAUSE_RATIO, busy_share=settings.SYNC_BUSY_CPU_SHARE)
     days: set = set()
-    limits = _Limits(run, connection, now=clock())
     try:
+        # Inside the try: a shop whose address the outbound guard refuses (kept from before a guard tightened,
+        # or a host since taken off PLATFORM_PLAIN_HTTP_HOSTS) fails its run as any refused call does.
+        source = source_for(connection, run, sleep=sleep)
+        actor = PageActor(run=run, connection=connection, platform=source.platform, shape=source.shape)
+        limits = _Limits(run, connection, now=clock())
         # A call's own deadline bounds the first page; each next one starts only when a whole call fits (_read_pages).
         with outbound.budget(max(budget, settings.PLATFORM_CALL_SECONDS)):
             if not run.pages:  # once a run: the webhooks' health (not again when a run is carried on)
