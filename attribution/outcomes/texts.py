@@ -241,6 +241,8 @@ TEXTS: dict[str, str] = {
     "connect.other_site": "The site answers as {home}, not {site}: nothing was connected.",
     "connect.webhooks_refused": "The site refused the service's webhooks: {problem}",
     "connect.nothing_waiting": "No keys of this handover wait to be confirmed: start it again.",
+    "connect.site_not_https": "Your site must be served over https: WooCommerce hands keys over to an https site only.",
+    "connect.site_refused": "This cannot be your shop's address ({problem}): enter your site's public https address.",
     # the read API
     "read.test_flag": "test must be true or false.",
     "read.brand_inactive": "The brand of this developer key is inactive.",

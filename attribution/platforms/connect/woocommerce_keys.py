@@ -41,8 +41,10 @@ def site_problem(site_url: str) -> str:
         return "Enter your site's address, such as https://shop.example."
     try:
         check_url(site_url.strip())
-    except PlatformAPIError:
-        return "Your site must be served over https: WooCommerce hands keys over to an https site only."
+    except PlatformAPIError as exc:
+        if parts.scheme != "https":
+            return say("connect.site_not_https")
+        return say("connect.site_refused", problem=exc)
     return ""
 
 
