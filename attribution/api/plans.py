@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from attribution.http import throttles
 from attribution.http.access import AlwaysJSON, KeyRequired
 from attribution.http.answers import KEYED, answer
-from attribution.outcomes import Outcome, envelope
+from attribution.outcomes import Outcome, envelope, say
 from attribution.plans import versions
 from attribution.plans.document import Refused
 from brands.auth import DeveloperKeyAuthentication
@@ -94,6 +94,17 @@ _RE_PRICED = {
 }
 
 
+def _found(properties: dict, *, description: str | None = None) -> OpenApiResponse:
+    """A plan endpoint's 200: the /api/ envelope's success and outcome, and `properties`."""
+    envelope_fields = {
+        "success": {"type": "boolean", "enum": [True]},
+        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
+    }
+    return OpenApiResponse(
+        response={"type": "object", "properties": {**envelope_fields, **properties}}, description=description
+    )
+
+
 class _PlanView(KeyRequired, APIView):
     authentication_classes = [DeveloperKeyAuthentication]
     permission_classes: list = []
@@ -120,17 +131,12 @@ class CommissionPlanView(_PlanView):
         tags=[PLANS],
         parameters=[*KEYED],
         responses={
-            200: OpenApiResponse(
-                response={
-                    "type": "object",
-                    "properties": {
-                        "success": {"type": "boolean", "enum": [True]},
-                        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
-                        "plan": _DOCUMENT,
-                        "version": {"type": "integer"},
-                        "effective_from": {"type": "string", "format": "date-time", "nullable": True},
-                        "versions": {"type": "array", "items": {"type": "object"}},
-                    },
+            200: _found(
+                {
+                    "plan": _DOCUMENT,
+                    "version": {"type": "integer"},
+                    "effective_from": {"type": "string", "format": "date-time", "nullable": True},
+                    "versions": {"type": "array", "items": {"type": "object"}},
                 }
             ),
             **_FAILED,
@@ -139,7 +145,7 @@ class CommissionPlanView(_PlanView):
     def get(self, request):
         brand = self.brand(request)
         if brand is None:
-            return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
+            return self.refused(say("plans.brand_inactive"), Outcome.UNRESOLVED_DOMAIN)
         return Response({"success": True, "outcome": Outcome.FOUND, **versions.current(brand)})
 
     @extend_schema(
@@ -149,15 +155,10 @@ class CommissionPlanView(_PlanView):
         request={"application/json": _DOCUMENT},
         examples=[OpenApiExample("A plan", value=EXAMPLE, request_only=True)],
         responses={
-            200: OpenApiResponse(
-                response={
-                    "type": "object",
-                    "properties": {
-                        "success": {"type": "boolean", "enum": [True]},
-                        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
-                        "version": {"type": "integer"},
-                        "re_priced": {"type": "object", "properties": {"commissions": {"type": "integer"}}},
-                    },
+            200: _found(
+                {
+                    "version": {"type": "integer"},
+                    "re_priced": {"type": "object", "properties": {"commissions": {"type": "integer"}}},
                 }
             ),
             **_FAILED,
@@ -166,7 +167,7 @@ class CommissionPlanView(_PlanView):
     def put(self, request):
         brand = self.brand(request)
         if brand is None:
-            return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
+            return self.refused(say("plans.brand_inactive"), Outcome.UNRESOLVED_DOMAIN)
         try:
             number, re_priced = versions.save(
                 brand=brand, document=request.data, at=timezone.now(), created_by=self.made_by(request)
@@ -193,16 +194,11 @@ class CommissionPlanPreviewView(_PlanView):
         request={"application/json": _DOCUMENT},
         examples=[OpenApiExample("A plan", value={**EXAMPLE, "apply_to": "unpaid"}, request_only=True)],
         responses={
-            200: OpenApiResponse(
-                response={
-                    "type": "object",
-                    "properties": {
-                        "success": {"type": "boolean", "enum": [True]},
-                        "outcome": {"type": "string", "enum": [str(Outcome.FOUND)]},
-                        "version": {"type": "integer"},
-                        "apply_to": {"type": "string"},
-                        "re_priced": _RE_PRICED,
-                    },
+            200: _found(
+                {
+                    "version": {"type": "integer"},
+                    "apply_to": {"type": "string"},
+                    "re_priced": _RE_PRICED,
                 },
                 description="What PUT would do: the version it would make and, with apply_to unpaid, how many "
                 "pending and held commissions would change and by how much in your reporting currency.",
@@ -213,7 +209,7 @@ class CommissionPlanPreviewView(_PlanView):
     def post(self, request):
         brand = self.brand(request)
         if brand is None:
-            return self.refused("Your brand is inactive.", Outcome.UNRESOLVED_DOMAIN)
+            return self.refused(say("plans.brand_inactive"), Outcome.UNRESOLVED_DOMAIN)
         try:
             found = versions.preview(brand=brand, document=request.data, at=timezone.now())
         except Refused as refusal:

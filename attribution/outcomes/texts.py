@@ -230,6 +230,7 @@ TEXTS: dict[str, str] = {
     "connect.not_json": "The body must be JSON.",
     "connect.keys_waiting": "The keys of {site} were checked; they wait for the brand's confirmation.",
     "connect.method": "Send POST.",
+    "plans.brand_inactive": "Your brand is inactive.",
     # The key handover's refusals (attribution.platforms.connect.woocommerce_keys).
     "connect.handover_unknown": (
         "This key handover was not started by this service, was used already or is too old: start it again "
