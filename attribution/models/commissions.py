@@ -270,7 +270,7 @@ class Commission(models.Model):
         self.order_amount, self.amount, self.updated_at = order_amount, amount, at
         changed = ["order_amount", "amount", "updated_at"]
         if priced is not None:
-            self.calculation, self.rate_percent = priced.calculation, priced.rate_percent
+            self.calculation, self.rate_percent = priced.kept, priced.rate_percent
             self.plan_version = priced.calculation["plan_version"]
             changed += ["calculation", "rate_percent", "plan_version"]
         if self.fx_rate:  # converted at the rate locked when it was created (docs/currencies.md)

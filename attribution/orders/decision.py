@@ -201,7 +201,7 @@ def rows_to_store(
             "rate_percent": rate,
             "amount": amount,
             "plan_version": priced.calculation["plan_version"],
-            "calculation": priced.calculation,
+            "calculation": priced.kept,  # None when it follows from the row (attribution.plans.shown)
             "created_at": received_at,
             "updated_at": received_at,
             # The order's, kept on the commission for the Creators page (attribution.models.Commission).

@@ -30,6 +30,16 @@ class Priced:
     rate_percent: Decimal  # the effective rate: amount / base (what pages that show one rate read)
     calculation: dict
     rules: tuple[str, ...]  # the rule that took each line, in line order
+    # The calculation follows from what the commission row keeps (its order amount, currency, customer,
+    # creator, rate and plan version) and its immutable version alone: the whole order, taken by the plan's
+    # default, in the plan's currency, with no month read. Such a calculation is not written a second time
+    # beside the row; attribution.plans.shown works it out again on read, to the same figures.
+    follows_from_row: bool = False
+
+    @property
+    def kept(self) -> dict | None:
+        """What the commission stores as its calculation: None when it follows from the row."""
+        return None if self.follows_from_row else self.calculation
 
 
 @dataclass(slots=True)
@@ -147,7 +157,13 @@ def price(
     }
     if not fx_known:
         calculation["fx_missing"] = f"No rate from {plan.currency} to {currency}: flat amounts count as 0."
-    return Priced(rounded, rate, calculation, tuple(_name(p.rule) for p in parts))
+    follows = (
+        (lines is None or not lines.named)
+        and parts[0].rule is None
+        and plan.currency == currency
+        and not plan.needs_month
+    )
+    return Priced(rounded, rate, calculation, tuple(_name(p.rule) for p in parts), follows)
 
 
 def _bases(plan: Plan, amount: Decimal, lines) -> tuple[list[_Line], dict]:

@@ -5,32 +5,11 @@ commissions with that version. A commission made before plans is one line of its
 
 from decimal import Decimal
 
-from brands.models import PlanVersion
-
-from .cache import kept_versions
-from .document import Plan, parse, rates_document
+from .document import Plan
 from .engine import Priced, kept_order, price
 from .shown import calculation as shown_calculation
+from .shown import plan_of_commission
 from .store import month_so_far, plan_rate
-
-_RATES = object()  # version 1 of a brand that stored none: the commission's own rate
-
-
-def plan_of_commission(commission) -> Plan:
-    """The plan version that priced `commission`: its brand's stored version, else (version 1 of a brand
-    that stored none) the commission's own rate."""
-    key = (commission.brand_id, commission.plan_version)
-    plan = kept_versions.get(key) if commission.calculation else _RATES  # made before plans: its rate
-    if plan is None:
-        document = (
-            PlanVersion.objects.filter(brand_id=commission.brand_id, version=commission.plan_version)
-            .values_list("document", flat=True)
-            .first()
-        )
-        plan = kept_versions[key] = parse(document) if document is not None else _RATES
-    if plan is _RATES:
-        return parse(rates_document(commission.rate_percent, None, currency=commission.currency))
-    return plan
 
 
 def reprice(
@@ -39,7 +18,7 @@ def reprice(
     """`commission` priced again: at `order_amount` (its lines scaled to it) with its own version, or with
     `plan` (number `version`) at its own amount."""
     kept = shown_calculation(commission)
-    if not commission.calculation:  # made before plans: its rate was the whole plan
+    if not commission.calculation:  # worked out on read: the whole order, as its row keeps it
         kept = {**kept, "order": {"amount": str(commission.order_amount)}}
     old = commission.order_amount
     new = old if order_amount is None else order_amount

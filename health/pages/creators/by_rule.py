@@ -32,12 +32,13 @@ HEADER = [
     "base",
     "commission",
 ]
-# What a calculation needs to be worked out on read for a commission made before plans (attribution.plans.shown).
+# What a calculation needs to be worked out on read when none is stored (attribution.plans.shown).
 FIELDS = (
     "creator_id",
     "currency",
     "amount",
     "calculation",
+    "brand_id",
     "plan_version",
     "rate_percent",
     "order_amount",

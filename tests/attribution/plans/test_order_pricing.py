@@ -16,6 +16,8 @@ from attribution.orders.lines import OrderLine, OrderLines
 from attribution.outcomes import Outcome
 from attribution.plans import versions
 from attribution.plans.repricing import reprice
+from attribution.plans.shown import calculation as shown
+from attribution.plans.store import price_order
 from brands.models import PlanVersion
 from brands.resolution import resolve_host
 from tests.factories import ClickFactory, DiscountCodeFactory
@@ -44,7 +46,16 @@ def store_plan(brand, **document):
 def priced(prop, creator, *, lines=None, amount="100", currency="USD", returning=False, at=AT):
     """The commission row the decision would store for an order of `creator` with `lines`."""
     resolution = resolve_host(prop.host)
-    fields = Fields(
+    fields = order_fields(lines=lines, amount=amount, currency=currency, returning=returning)
+    decision = Decision(Outcome.TRACKED, "code", creator_id=creator.pk, creator_name=creator.name)
+    _, commission = rows_to_store(
+        brand=resolution.brand, resolution=resolution, fields=fields, decision=decision, received_at=at
+    )
+    return commission
+
+
+def order_fields(*, lines=None, amount="100", currency="USD", returning=False) -> Fields:
+    return Fields(
         order_id="L-1",
         amount=Decimal(amount),
         currency=currency,
@@ -56,11 +67,6 @@ def priced(prop, creator, *, lines=None, amount="100", currency="USD", returning
         return_window_closes_at=None,
         lines=lines or OrderLines(),
     )
-    decision = Decision(Outcome.TRACKED, "code", creator_id=creator.pk, creator_name=creator.name)
-    _, commission = rows_to_store(
-        brand=resolution.brand, resolution=resolution, fields=fields, decision=decision, received_at=at
-    )
-    return commission
 
 
 def coded(prop, creator, order_id, amount="100.00", at=AT):
@@ -110,7 +116,7 @@ def test_a_brand_that_stored_no_plan_pays_its_rates_as_before(prop, creator, cod
     commission = coded(prop, creator, "A-1", amount="59.90")
 
     assert (commission.amount, commission.plan_version) == (Decimal("5.99"), 1)
-    assert commission.calculation["lines"][0]["rule"] == "Default"
+    assert shown(commission)["lines"][0]["rule"] == "Default"
     assert [step["signal"] for step in commission.order.trace] == ["code"]  # its trace as before plans
 
 
@@ -185,7 +191,7 @@ def test_below_the_minimum_the_order_is_tracked_and_pays_nothing(prop, creator, 
 
     assert commission.order.outcome == "tracked"
     assert commission.amount == Decimal("0.00")
-    assert commission.calculation["limits"][0]["kind"] == "minimum_order_amount"
+    assert shown(commission)["limits"][0]["kind"] == "minimum_order_amount"
 
 
 @pytest.mark.django_db(transaction=True)
@@ -279,3 +285,64 @@ def test_version_1_follows_the_brands_rate_fields_as_an_account_manager_edits_th
     commission = priced(prop, creator, lines=lines, amount="115")
 
     assert commission["amount"] == Decimal("9.20")  # 8 % of 115: the rate as edited, the base carried over
+
+
+def test_an_order_taken_whole_by_the_default_stores_no_calculation_and_reads_the_one_it_was_priced_with(
+    prop, creator, code
+):
+    store_plan(
+        prop.brand,
+        default={"percent": "8", "flat": "1.50"},
+        minimum_order_amount="20.00",
+        cap_per_order="9.00",
+        rules=[{"name": "Belts", "when": {"skus": ["BELT-01"]}, "percent": "15"}],
+    )
+    when_priced = price_order(
+        brand=resolve_host(prop.host).brand,
+        fields=order_fields(amount="100.00"),
+        creator_id=creator.pk,
+        at=AT,
+    )
+
+    commission = coded(prop, creator, "W-1", amount="100.00")
+
+    assert commission.calculation is None  # it follows from the row and its version (attribution.plans.shown)
+    assert commission.amount == Decimal("9.00")  # 8.00 + 1.50, cut to the cap per order
+    assert shown(commission) == {**when_priced.calculation, "computed_on_read": True}
+    assert shown(commission)["limits"][0]["kind"] == "cap_per_order"
+
+
+@pytest.mark.parametrize(
+    "plan_of, lines",
+    [
+        (lambda ana: {"rules": [{"name": "Ana's rate", "when": {"creators": [ana]}, "percent": "20"}]}, None),
+        (lambda ana: {}, OrderLines(lines=(OrderLine(gross=Decimal("100"), sku="BELT-01"),))),
+        (lambda ana: {"currency": "EUR", "default": {"flat": "2.00"}}, None),
+        (lambda ana: {"cap_per_creator_month": "500.00"}, None),
+        (
+            lambda ana: {"tiers": [{"metric": "orders", "from": 5, "percent": "15", "retroactive": False}]},
+            None,
+        ),
+    ],
+    ids=["a rule took it", "its lines", "another currency", "a monthly cap", "tiers"],
+)
+def test_a_calculation_that_needs_more_than_the_row_is_stored_with_the_commission(
+    prop, creator, plan_of, lines
+):
+    store_plan(prop.brand, **plan_of(creator.pk))
+
+    commission = priced(prop, creator, lines=lines)
+
+    assert commission["calculation"] is not None
+    assert commission["calculation"]["plan_version"] == 2
+
+
+def test_an_amount_update_re_prices_a_calculation_on_read_with_its_own_version(prop, creator, code):
+    store_plan(prop.brand, default={"percent": "8", "flat": "1.50"})
+    commission = coded(prop, creator, "W-1", amount="100.00")
+    store_plan(prop.brand, default={"percent": "30"})  # version 3, in effect later: not this commission's
+
+    made = reprice(commission, order_amount=Decimal("50.00"))
+
+    assert made.amount == Decimal("5.50")  # 8 % of 50.00 and 1.50, by version 2
+    assert made.kept is None

@@ -9,6 +9,7 @@ from django.db import connection, transaction
 from django.db.utils import DatabaseError
 
 from attribution.models import AmountChange, Commission
+from attribution.plans.shown import calculation
 from brands.models import PlanVersion
 from tests.attribution.keyed import commission_for
 
@@ -109,7 +110,7 @@ def test_apply_to_unpaid_re_prices_pending_commissions_with_the_version_as_cause
         2,
         Decimal("15.00"),
     )
-    assert pending.calculation["lines"][0]["percent"] == "15"
+    assert calculation(pending)["lines"][0]["percent"] == "15"
     assert locked.amount == Decimal("10.00")
     change = AmountChange.objects.get(commission=pending)
     assert (change.old_amount, change.new_amount, change.plan_version) == (
