@@ -101,12 +101,20 @@ _FROM_ORDER = {
 }
 _ORDER = Columns(Order, "o_")
 _COMMISSION = Columns(Commission, "c_", sql=_FROM_ORDER)
-_EVENT = Columns(OutcomeEvent, "e_")
-# A platform's delivery id, claimed with the order it brings (attribution.platforms.recording's one-statement path).
+# The outcome row is written only with the new order, of the request that brought it: the same brand and
+# namespace. (Sent apart, they took the claiming delivery's statement past the 50 parameters.)
+_EVENT = Columns(OutcomeEvent, "e_", sql={"brand_id": "new_order.brand_id", "is_test": "new_order.is_test"})
+# A platform's delivery id, claimed with the order it brings (attribution.platforms.recording's one-statement
+# path), received when the order was.
 _DELIVERY = Columns(
     PlatformDelivery,
     "p_",
-    sql={"brand_id": "new_order.brand_id", "order_id": "new_order.order_id", "verified": "true"},
+    sql={
+        "brand_id": "new_order.brand_id",
+        "order_id": "new_order.order_id",
+        "received_at": "new_order.received_at",
+        "verified": "true",
+    },
 )
 _statements: dict = {}
 
@@ -163,7 +171,7 @@ def statement_params(rows: OrderRows, event: EventRecord | None, *, claim: dict 
 
 def insert_in_one_statement(db, rows: OrderRows, event: EventRecord | None, *, claim: dict | None = None):
     """PostgreSQL: write `statement`; the new order's id, or None when the order id was already taken.
-    `claim`: a platform delivery's row values (connection_id, delivery_id, topic, received_at)."""
+    `claim`: a platform delivery's row values (connection_id, delivery_id, topic)."""
     params = statement_params(rows, event, claim=claim)
     sql = statement(
         tracked=rows.commission is not None,

@@ -235,14 +235,13 @@ def _pick_click(notice: OrderNotice, lookups: _Remembered) -> str | None:
     return None
 
 
-def _claim(notice: OrderNotice, received_at: datetime) -> dict:
-    """The delivery's row as attribution.orders.store claims it with the order (its brand and order id come from
-    the order's row)."""
+def _claim(notice: OrderNotice) -> dict:
+    """The delivery's row as attribution.orders.store claims it with the order (its brand, order id and time of
+    receipt come from the order's row)."""
     return {
         "connection_id": notice.connection_id,
         "delivery_id": notice.delivery_id[:255],
         "topic": notice.topic[:64],
-        "received_at": received_at,
     }
 
 
@@ -328,7 +327,7 @@ def record_order(
         via=joins.Via(
             notice.platform,
             order.changed_at,
-            claim=_claim(notice, received_at) if claim else None,
+            claim=_claim(notice) if claim else None,
             first_step=step(StepKind.SYNC, StepResult.RECOVERED, notice.synced) if notice.synced else None,
         ),
     )
