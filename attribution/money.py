@@ -9,7 +9,15 @@ from .currencies import currency_exponent
 
 def in_minor_units(value: Decimal, currency: str) -> Decimal:
     """`value` rounded half-up to the currency's minor units: 5.994 USD -> 5.99, 599.5 JPY -> 600."""
-    return value.quantize(Decimal(1).scaleb(-currency_exponent(currency)), rounding=ROUND_HALF_UP)
+    quantum = _QUANTA.get(currency)
+    if quantum is None:
+        quantum = _QUANTA[currency] = Decimal(1).scaleb(-currency_exponent(currency))
+    return value.quantize(quantum, rounding=ROUND_HALF_UP)
+
+
+# Each currency's minor unit as a Decimal (USD 0.01), made once: a commission's calculation rounds a dozen
+# figures. Only currencies currency_exponent accepts are kept, so the dict stays within ISO 4217's list.
+_QUANTA: dict[str, Decimal] = {}
 
 
 _EXACT = Context(prec=80)  # the product of an amount and a rate, exact before its one rounding

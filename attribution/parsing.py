@@ -238,29 +238,35 @@ def parse_amount(value, *, allow_zero: bool) -> Decimal:
     """A JSON number or a string holding only a plain decimal number; never a float."""
     if isinstance(value, bool) or value is None:
         raise FieldError("must be a number")
+    places = 0  # digits after the point
     if isinstance(value, int):
         amount = Decimal(value)
     elif isinstance(value, Decimal):
         amount = value
+        if not amount.is_finite():
+            raise FieldError("must be a finite number")
+        places = -amount.as_tuple().exponent
     elif isinstance(value, str):
         text = value.strip()
-        if not _PLAIN_DECIMAL.fullmatch(text):
+        # Digits with at most one point ("59.90", the usual amount) are plain without the pattern's match.
+        bare = text.replace(".", "", 1)
+        if not (bare.isascii() and bare.isdigit()) and not _PLAIN_DECIMAL.fullmatch(text):
             raise FieldError(
                 "must be a plain number such as 59.90, without currency symbols, "
                 "thousands separators or template placeholders"
             )
         amount = Decimal(text)
+        point = text.find(".")
+        places = len(text) - point - 1 if point >= 0 else 0
     else:
         raise FieldError("must be a number")
-    if not amount.is_finite():
-        raise FieldError("must be a finite number")
     # Only comparisons and a bounded quantize: normalize() overflows on the valid JSON number
     # 1e999999999 and flushes 1e-999999999 to zero.
     if amount.copy_abs() >= _AMOUNT_LIMIT:
         raise FieldError("is out of range")
     # JavaScript totals carry float noise (0.1 * 3 is 0.30000000000000004): keep six decimals,
     # rounded half-up, and judge what is kept.
-    if amount.as_tuple().exponent < -MAX_AMOUNT_DECIMAL_PLACES:
+    if places > MAX_AMOUNT_DECIMAL_PLACES:
         amount = amount.quantize(_AMOUNT_QUANTUM, rounding=ROUND_HALF_UP)
         # 999999999999.9999995 is below the limit as sent and rounds up onto it: judge what is kept,
         # or the column overflows and the event becomes a fault that never clears.

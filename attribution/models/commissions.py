@@ -271,7 +271,7 @@ class Commission(models.Model):
         changed = ["order_amount", "amount", "updated_at"]
         if priced is not None:
             self.calculation, self.rate_percent = priced.kept, priced.rate_percent
-            self.plan_version = priced.calculation["plan_version"]
+            self.plan_version = priced.version
             changed += ["calculation", "rate_percent", "plan_version"]
         if self.fx_rate:  # converted at the rate locked when it was created (docs/currencies.md)
             self.reporting_amount = at_rate(amount, Decimal(self.fx_rate), self.reporting_currency)

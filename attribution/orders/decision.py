@@ -187,7 +187,7 @@ def rows_to_store(
             brand=brand, fields=fields, creator_id=decision.creator_id, at=ordered_at or received_at
         )
         rate, amount = priced.rate_percent, priced.amount
-        if priced.calculation["plan_version"] != 1:  # a plan of the brand's own: the trace names its rules
+        if priced.version != 1:  # a plan of the brand's own: the trace names its rules
             order["trace"] = [*decision.trace, why.plan_priced(priced.calculation)]
         converted = conversion.convert(
             amount, fields.currency, to=brand.reporting_currency, ordered_at=ordered_at or received_at
@@ -200,7 +200,7 @@ def rows_to_store(
             "currency": fields.currency,
             "rate_percent": rate,
             "amount": amount,
-            "plan_version": priced.calculation["plan_version"],
+            "plan_version": priced.version,
             "calculation": priced.kept,  # None when it follows from the row (attribution.plans.shown)
             "created_at": received_at,
             "updated_at": received_at,

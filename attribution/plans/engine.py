@@ -24,17 +24,31 @@ class Month:
     commission: Decimal = ZERO
 
 
-@dataclass(frozen=True, slots=True)
 class Priced:
-    amount: Decimal  # rounded once, to the order currency's minor units
-    rate_percent: Decimal  # the effective rate: amount / base (what pages that show one rate read)
-    calculation: dict
-    rules: tuple[str, ...]  # the rule that took each line, in line order
-    # The calculation follows from what the commission row keeps (its order amount, currency, customer,
-    # creator, rate and plan version) and its immutable version alone: the whole order, taken by the plan's
-    # default, in the plan's currency, with no month read. Such a calculation is not written a second time
-    # beside the row; attribution.plans.shown works it out again on read, to the same figures.
-    follows_from_row: bool = False
+    """What a plan gives an order: the commission and its rate at once, the calculation when it is read (built
+    then, once: most orders are priced whole by the default, whose calculation is not stored, so it is never
+    built on the order path)."""
+
+    __slots__ = ("amount", "rate_percent", "rules", "version", "follows_from_row", "_build", "_calculation")
+
+    def __init__(self, amount, rate_percent, rules, *, version, follows_from_row, build):
+        self.amount: Decimal = amount  # rounded once, to the order currency's minor units
+        self.rate_percent: Decimal = rate_percent  # the effective rate: amount / base (pages show one rate)
+        self.rules: tuple[str, ...] = rules  # the rule that took each line, in line order
+        self.version: int = version  # the plan version that priced it
+        # The calculation follows from what the commission row keeps (its order amount, currency, customer,
+        # creator, rate and plan version) and its immutable version alone: the whole order, taken by the
+        # plan's default, in the plan's currency, with no month read. Such a calculation is not written a
+        # second time beside the row; attribution.plans.shown works it out again on read, to the same figures.
+        self.follows_from_row: bool = follows_from_row
+        self._build = build
+        self._calculation: dict | None = None
+
+    @property
+    def calculation(self) -> dict:
+        if self._calculation is None:
+            self._calculation = self._build()
+        return self._calculation
 
     @property
     def kept(self) -> dict | None:
@@ -132,38 +146,50 @@ def price(
         rate = min(MAX_RATE, percents.pop().quantize(Decimal("0.01")))  # one rate priced it all: that rate
     else:
         rate = _effective_rate(rounded, base_total, plan)
-    calculation = {
-        "plan_version": version,
-        # What was priced, so that a re-pricing (an amount update, a new version for unpaid commissions)
-        # prices the same order again (attribution.plans.repricing).
-        "order": {
-            "amount": _plain(amount),
-            "is_returning_customer": is_returning_customer,
-            "creator_id": creator_id,
-            "shipping": _plain(lines.shipping) if lines is not None and lines.named else "0",
-            "shipping_tax": _plain(lines.shipping_tax) if lines is not None and lines.named else "0",
-            "taxes_included": bool(lines is not None and lines.named and lines.taxes_included),
-        },
-        "currency": currency,
-        "plan_currency": plan.currency,
-        "fx_rate": (format(fx, "f") if fx_known else None) if plan.currency != currency else "1",
-        "base": {**{k: _shown(v, currency) for k, v in made.items()}, "total": _shown(base_total, currency)},
-        "lines": [_line_shown(p, plan, currency) for p in parts],
-        "per_order": [{"rule": name, "flat": _shown(v, currency)} for name, v in per_order_flat.items()],
-        "tier": tier and {**tier, "percent": str(tier["percent"]), "reached": str(tier["reached"])},
-        "limits": limits,
-        "total": _shown(rounded, currency),
-        "rate_percent": str(rate),
-    }
-    if not fx_known:
-        calculation["fx_missing"] = f"No rate from {plan.currency} to {currency}: flat amounts count as 0."
+
+    def calculation() -> dict:
+        made_shown = {k: _shown(v, currency) for k, v in made.items()}
+        shown = {
+            "plan_version": version,
+            # What was priced, so that a re-pricing (an amount update, a new version for unpaid commissions)
+            # prices the same order again (attribution.plans.repricing).
+            "order": {
+                "amount": _plain(amount),
+                "is_returning_customer": is_returning_customer,
+                "creator_id": creator_id,
+                "shipping": _plain(lines.shipping) if lines is not None and lines.named else "0",
+                "shipping_tax": _plain(lines.shipping_tax) if lines is not None and lines.named else "0",
+                "taxes_included": bool(lines is not None and lines.named and lines.taxes_included),
+            },
+            "currency": currency,
+            "plan_currency": plan.currency,
+            "fx_rate": (format(fx, "f") if fx_known else None) if plan.currency != currency else "1",
+            "base": {**made_shown, "total": _shown(base_total, currency)},
+            "lines": [_line_shown(p, plan, currency) for p in parts],
+            "per_order": [{"rule": name, "flat": _shown(v, currency)} for name, v in per_order_flat.items()],
+            "tier": tier and {**tier, "percent": str(tier["percent"]), "reached": str(tier["reached"])},
+            "limits": limits,
+            "total": _shown(rounded, currency),
+            "rate_percent": str(rate),
+        }
+        if not fx_known:
+            shown["fx_missing"] = f"No rate from {plan.currency} to {currency}: flat amounts count as 0."
+        return shown
+
     follows = (
         (lines is None or not lines.named)
         and parts[0].rule is None
         and plan.currency == currency
         and not plan.needs_month
     )
-    return Priced(rounded, rate, calculation, tuple(_name(p.rule) for p in parts), follows)
+    return Priced(
+        rounded,
+        rate,
+        tuple(_name(p.rule) for p in parts),
+        version=version,
+        follows_from_row=follows,
+        build=calculation,
+    )
 
 
 def _bases(plan: Plan, amount: Decimal, lines) -> tuple[list[_Line], dict]:

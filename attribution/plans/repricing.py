@@ -7,7 +7,6 @@ from decimal import Decimal
 
 from .document import Plan
 from .engine import Priced, kept_order, price
-from .shown import calculation as shown_calculation
 from .shown import plan_of_commission
 from .store import month_so_far, plan_rate
 
@@ -17,15 +16,15 @@ def reprice(
 ) -> Priced:
     """`commission` priced again: at `order_amount` (its lines scaled to it) with its own version, or with
     `plan` (number `version`) at its own amount."""
-    kept = shown_calculation(commission)
-    if not commission.calculation:  # worked out on read: the whole order, as its row keeps it
-        kept = {**kept, "order": {"amount": str(commission.order_amount)}}
     old = commission.order_amount
     new = old if order_amount is None else order_amount
-    scale = new / old if old else Decimal(1)
-    amount, returning, lines = kept_order(kept, scale=scale)
-    if not old:
-        amount, lines = new, None
+    if commission.calculation:
+        scale = new / old if old else Decimal(1)
+        amount, returning, lines = kept_order(commission.calculation, scale=scale)
+        if not old:
+            amount, lines = new, None
+    else:  # none stored: the whole order, as its row keeps it (attribution.plans.shown)
+        amount, returning, lines = new, commission.is_returning_customer, None
     if plan is None:
         plan, version = plan_of_commission(commission), commission.plan_version
     month = None

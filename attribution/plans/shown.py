@@ -7,6 +7,8 @@ else worked out again on read. Two kinds of commission store none (`computed_on_
   rate too (version 1 is the brand's rates, which an account manager may edit later: the row keeps the rate
   it was priced at); a later version is its brand's stored document, which never changes."""
 
+from functools import lru_cache
+
 from brands.models import PlanVersion
 
 from .cache import kept_versions
@@ -34,7 +36,13 @@ def plan_of_commission(commission) -> Plan:
 
 
 def _own_rate(commission) -> Plan:
-    return parse(rates_document(commission.rate_percent, None, currency=commission.currency))
+    return _rate_plan(str(commission.rate_percent), commission.currency)
+
+
+@lru_cache(maxsize=1024)
+def _rate_plan(percent: str, currency: str) -> Plan:
+    """One rate as a whole plan, parsed once per rate as written and currency (a Plan never changes)."""
+    return parse(rates_document(percent, None, currency=currency))
 
 
 def calculation(commission) -> dict:

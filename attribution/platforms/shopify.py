@@ -282,6 +282,8 @@ def _line(item, where: str) -> OrderLine:
 
 def _allocated(line: dict, where: str) -> Decimal:
     """What the order's discounts took off a line (its `discount_allocations`)."""
+    if not line.get("discount_allocations"):
+        return ZERO
     return sum(
         (
             line_amount(allocation.get("amount"), f"{where}.discount_allocations[{index}].amount")
@@ -293,6 +295,8 @@ def _allocated(line: dict, where: str) -> Decimal:
 
 
 def _taxes(line: dict, where: str) -> Decimal:
+    if not line.get("tax_lines"):
+        return ZERO
     return sum(
         (
             line_amount(tax.get("price"), f"{where}.tax_lines[{index}].price")
