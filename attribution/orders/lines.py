@@ -11,8 +11,8 @@ An order that names no lines has none here: the plan prices it as one line of it
 """
 
 import json
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from ..parsing import MAX_LINE_COLLECTIONS as MAX_COLLECTIONS
 from ..parsing import MAX_LINE_QUANTITY as MAX_QUANTITY
@@ -22,11 +22,13 @@ from ..parsing import MAX_LINES, FieldError, parse_amount
 ZERO = Decimal(0)
 
 
-@dataclass(frozen=True, slots=True)
-class OrderLine:
+class OrderLine(NamedTuple):
     """One line of an order, in the order's currency. `gross` is the line's price times its quantity before
     any discount; `discount` what the shop's discounts took off the line; `tax` the line's tax (inside `gross`
-    when the shop's prices include tax, on top of it otherwise)."""
+    when the shop's prices include tax, on top of it otherwise).
+
+    A named tuple, as OrderLines: as immutable as a frozen dataclass, and made in a fifth of its time (a
+    platform's delivery reads each of its lines; `_replace` makes a changed copy)."""
 
     gross: Decimal
     quantity: int = 1
@@ -39,8 +41,7 @@ class OrderLine:
     collections: tuple[str, ...] = ()  # Shopify collection handles, WooCommerce category slugs, or as sent
 
 
-@dataclass(frozen=True, slots=True)
-class OrderLines:
+class OrderLines(NamedTuple):
     """An order's lines and what lies beside them: shipping (and its tax), whether the shop's prices include
     tax, and, when lines were sent but could not be read, why they were ignored (the order is then judged on
     its amount alone)."""

@@ -15,7 +15,6 @@ update events (docs/decisions.md, "Decision order of a platform's delivery").
 """
 
 import logging
-from dataclasses import replace
 from datetime import datetime
 
 from django.db import DatabaseError, connections, transaction
@@ -288,10 +287,9 @@ def _with_collections(lines: OrderLines, notice: OrderNotice, brand) -> OrderLin
     )
     if not kept:
         return lines
-    return replace(
-        lines,
+    return lines._replace(
         lines=tuple(
-            replace(line, collections=tuple(kept[line.product_id])) if line.product_id in kept else line
+            line._replace(collections=tuple(kept[line.product_id])) if line.product_id in kept else line
             for line in lines.lines
         ),
     )

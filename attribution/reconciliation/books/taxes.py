@@ -5,7 +5,6 @@ spread over the lines and the shipping in proportion to their amounts, so that a
 of a tax-inclusive shop's lines (or adds it, when the plan counts tax) as it does for the same order from a
 webhook or the sync, which read each line's tax."""
 
-from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from attribution.orders.lines import ZERO, OrderLine, OrderLines
@@ -28,7 +27,7 @@ def with_taxes(lines: tuple[OrderLine, ...], figures: tuple) -> OrderLines:
     amounts = [line.gross - line.discount for line in lines] + [shipping]
     shares = _spread(taxes, amounts)
     return OrderLines(
-        lines=tuple(replace(line, tax=share) for line, share in zip(lines, shares, strict=False)),
+        lines=tuple(line._replace(tax=share) for line, share in zip(lines, shares, strict=False)),
         shipping=shipping,
         shipping_tax=shares[-1],
         taxes_included=included,
