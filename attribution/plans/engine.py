@@ -38,7 +38,7 @@ class Priced:
         self.version: int = version  # the plan version that priced it
         # The calculation follows from what the commission row keeps (its order amount, currency, customer,
         # creator, rate and plan version) and its immutable version alone: the whole order, taken by the
-        # plan's default, in the plan's currency, with no month read. Such a calculation is not written a
+        # plan's default, with no amount converted from the plan's currency and no month read. Such a calculation is not written a
         # second time beside the row; attribution.plans.shown works it out again on read, to the same figures.
         self.follows_from_row: bool = follows_from_row
         self._build = build
@@ -179,7 +179,7 @@ def price(
     follows = (
         (lines is None or not lines.named)
         and parts[0].rule is None
-        and plan.currency == currency
+        and (plan.currency == currency or not plan.has_amounts)  # no rate between them used: fx is 1
         and not plan.needs_month
     )
     return Priced(

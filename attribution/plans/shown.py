@@ -3,7 +3,7 @@ else worked out again on read. Two kinds of commission store none (`computed_on_
 - one made before plans: its version 1 is its own rate times its order amount, both kept on the row, so
   the read gives what a backfill would have written without rewriting every commission row;
 - one whose calculation follows from its row (attribution.plans.engine.Priced.follows_from_row): the whole
-  order, taken by its plan's default, in the plan's currency, with no month read. Its version 1 is its own
+  order, taken by its plan's default, with no amount converted from the plan's currency and no month read. Its version 1 is its own
   rate too (version 1 is the brand's rates, which an account manager may edit later: the row keeps the rate
   it was priced at); a later version is its brand's stored document, which never changes."""
 

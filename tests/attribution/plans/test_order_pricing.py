@@ -312,6 +312,21 @@ def test_an_order_taken_whole_by_the_default_stores_no_calculation_and_reads_the
     assert shown(commission)["limits"][0]["kind"] == "cap_per_order"
 
 
+def test_an_order_in_another_currency_than_a_plan_without_amounts_stores_no_calculation(prop, creator):
+    store_plan(prop.brand, default={"percent": "8"})
+    fields = order_fields(amount="120.00", currency="EUR")
+    when_priced = price_order(
+        brand=resolve_host(prop.host).brand, fields=fields, creator_id=creator.pk, at=AT
+    )
+
+    commission = priced(prop, creator, amount="120.00", currency="EUR")
+
+    assert commission["calculation"] is None  # no rate between EUR and USD was used: fx is 1
+    stored = Commission(**{**commission, "order_id": None})
+    assert shown(stored) == {**when_priced.calculation, "computed_on_read": True}
+    assert shown(stored)["total"] == "9.60"
+
+
 @pytest.mark.parametrize(
     "plan_of, lines",
     [
