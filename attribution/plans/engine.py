@@ -24,6 +24,9 @@ class Month:
     commission: Decimal = ZERO
 
 
+NO_MONTH = Month()  # a creator's month with nothing in it yet (or not read: the plan needs none)
+
+
 class Priced:
     """What a plan gives an order: the commission and its rate at once, the calculation when it is read (built
     then, once: most orders are priced whole by the default, whose calculation is not stored, so it is never
@@ -89,7 +92,7 @@ def price(
     parts, made = _bases(plan, amount, lines)
     base_total = sum((p.base for p in parts), ZERO)
     order_ok = _order_conditions(creator_id, is_returning_customer, amount, fx)
-    fallback = next((r for r in plan.order_rules if order_ok(r)), None)
+    fallback = next((r for r in plan.order_rules if order_ok(r)), None) if plan.order_rules else None
     for part in parts:
         if part.line is not None and plan.line_rules:
             part.rule = next(
@@ -98,7 +101,8 @@ def price(
             )
         if part.rule is None:
             part.rule = fallback
-    tier = _tier(plan, month or Month(), base_total)
+    month = month or NO_MONTH
+    tier = _tier(plan, month, base_total) if plan.tiers else None
     per_order_flat: dict[str, Decimal] = {}
     for part in parts:
         rate = part.rule.rate if part.rule else plan.default
@@ -130,7 +134,7 @@ def price(
         limits.append(_cap("cap_per_order", total, plan.cap_per_order * fx, currency))
         total = plan.cap_per_order * fx
     if plan.cap_per_creator_month is not None:
-        left = max(ZERO, plan.cap_per_creator_month * fx - (month or Month()).commission)
+        left = max(ZERO, plan.cap_per_creator_month * fx - month.commission)
         if total > left:
             limits.append(_cap("cap_per_creator_month", total, left, currency))
             total = left
