@@ -320,7 +320,9 @@ def _shown(value: Decimal, currency: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class KeptLine:
-    """A line as a calculation keeps it (the fields of attribution.orders.lines.OrderLine)."""
+    """A line as a calculation keeps it: the fields of attribution.orders.lines.OrderLine, which the engine
+    reads by name. Not that class itself: attribution.orders imports this package (the decision prices with
+    it), and the architecture's no-cycle contract keeps plans from importing orders back."""
 
     gross: Decimal
     quantity: int = 1
